@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Usage: tools/cover-letter.py extract COVER.patch
+
+Print the subject (without the [PATCH ...] prefix), a blank line and the
+body of a 'git format-patch --cover-letter' file: the text tools/export-series
+feeds back to format-patch as the branch description.  The shortlog, diffstat
+and signature that format-patch generates are dropped.
+"""
+import re
+import sys
+
+
+def extract(text):
+    head, sep, body = text.partition("\n\n")
+    if not sep:
+        raise ValueError("no header/body separator")
+    subject = None
+    lines = head.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("Subject:"):
+            subject = line[len("Subject:"):].strip()
+            for cont in lines[i + 1:]:
+                if not cont[:1].isspace():
+                    break
+                subject += " " + cont.strip()
+    if subject is None:
+        raise ValueError("no Subject: header")
+    subject = re.sub(r"^\[[^\]]*\]\s*", "", subject)
+    out = body.split("\n")
+    # The generated part starts at the last shortlog header 'Name (N):'.
+    cut = None
+    for i, line in enumerate(out):
+        if re.match(r"^\S.*\(\d+\):$", line) and i + 1 < len(out) \
+                and out[i + 1].startswith("  "):
+            cut = i
+    if cut is None:
+        raise ValueError("no shortlog found")
+    text = "\n".join(out[:cut]).rstrip("\n")
+    return subject + "\n\n" + text + "\n"
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] != "extract":
+        sys.stderr.write(__doc__)
+        return 0 if len(argv) == 2 and argv[1] in ("-h", "--help") else 2
+    try:
+        with open(argv[2], encoding="utf-8") as f:
+            sys.stdout.write(extract(f.read()))
+    except (OSError, ValueError) as e:
+        sys.stderr.write("cover-letter.py: %s: %s\n" % (argv[2], e))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
