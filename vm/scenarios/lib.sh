@@ -16,3 +16,13 @@ virtio_devs() {
 		[ -e "$d" ] && echo "$d"
 	done
 }
+# param NAME DEFAULT: value of NAME=... on the kernel command line.
+param() {
+	local w
+	for w in $(cat /proc/cmdline); do
+		case "$w" in "$1="*) echo "${w#*=}"; return ;; esac
+	done
+	echo "$2"
+}
+# metric NAME VALUE UNIT: a measurement tools/bench collects.
+metric() { echo "MMFAST-METRIC $1 $2 $3"; }
