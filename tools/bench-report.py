@@ -63,7 +63,7 @@ def main(argv):
         except ImportError:
             sys.stderr.write("bench-report.py: matplotlib missing (pip install matplotlib), no chart\n")
             return 1
-        fig, ax = plt.subplots(figsize=(1.6 + 1.4 * len(rows), 3.6))
+        fig, ax = plt.subplots(figsize=(max(5.5, 1.6 + 1.6 * len(rows)), 3.8))
         names = [r[0] for r in rows]
         ratios = [r[9] for r in rows]
         bars = ax.bar(names, ratios, color="#4477aa")
