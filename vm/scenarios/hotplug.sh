@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Plug and unplug virtio-mem memory in steps, asking the host for each new
+# requested-size (QMP, see tools/run-vm), first onlined as movable memory,
+# then as kernel memory; compact after every plug.  After every step the
+# zone_contiguous kselftest compares the kernel's contiguity count and
+# verdict with a full scan (skips on kernels without the count).
+#   mmfast.hp_steps=MiB,...   requested sizes in order (default 1024,0)
+#   mmfast.hp_kernel=0          skip the round onlined as kernel memory
+# Metrics: plug_ms and unplug_ms per step (until MemTotal has followed),
+# and with the function profiler (CONFIG_FUNCTION_PROFILER) contig_us, the
+# time spent deciding zone contiguity, and contig_us_per_block, that time
+# per memory block onlined or offlined.
+. /scenarios/lib.sh
+
+steps=$(param mmfast.hp_steps 1024,0 | tr , " ")
+kround=$(param mmfast.hp_kernel 1)
+plugged=$(param mmfast.plug 0)
+vmem_mib=$(( $(param mmfast.vmem 0) * 1024 ))
+block_kb=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) / 1024 ))
+[ -n "$(virtio_devs virtio_mem)" ] || { say "no virtio-mem device"; exit 4; }
+for s in $steps; do
+	[ "$s" -le "$vmem_mib" ] || { bad "step $s MiB exceeds the device ($vmem_mib MiB)"; exit 1; }
+done
+
+# The function profiler, if built in, times the contiguity decisions.
+tr=/sys/kernel/tracing
+[ -d $tr/trace_stat ] || mount -t tracefs tracefs $tr 2>/dev/null
+prof=
+if [ -w $tr/function_profile_enabled ]; then
+	: > $tr/set_ftrace_filter
+	for f in set_zone_contiguous zone_contiguous_begin zone_contiguous_end; do
+		echo "$f" >> $tr/set_ftrace_filter 2>/dev/null
+	done
+	# tracefs files have no size: read them.
+	grep -q . $tr/set_ftrace_filter && prof=1
+	say "profiling: $(cat $tr/set_ftrace_filter | tr '\n' ' ')"
+fi
+prof_start() { [ -z "$prof" ] || { echo 0 > $tr/function_profile_enabled; echo 1 > $tr/function_profile_enabled; }; }
+# prof_stop BLOCKS: report the time spent in the profiled functions.
+prof_stop() {
+	[ -n "$prof" ] || return 0
+	nb=$1
+	echo 0 > $tr/function_profile_enabled
+	# "function  hits  time us  avg us  s^2 us", one file per CPU
+	us=$(cat $tr/trace_stat/function* | awk '$4 == "us" || $4 == "ms" {
+		t = $4 == "ms" ? $3 * 1000 : $3; sum += t; hits += $2 }
+		END { printf "%d %d\n", sum, hits }')
+	set -- $us
+	metric "contig_us" "$1" us
+	say "contiguity decisions: $2 calls, $1 us for $nb memory blocks"
+	[ "$nb" -gt 0 ] || return 0
+	metric "contig_us_per_block" $(( $1 / nb )) us
+}
+
+total=$(memtotal_kb)
+round() {
+	mode=$1
+	echo "$mode" > /sys/devices/system/memory/auto_online_blocks
+	for s in $steps; do
+		want=$(( total + (s - plugged) * 1024 ))
+		blocks=$(( (s > plugged ? s - plugged : plugged - s) * 1024 / block_kb ))
+		what=$([ "$s" -ge "$plugged" ] && echo plug || echo unplug)
+		prof_start
+		t0=$(now_ms)
+		qmp_request_size "$s"
+		if wait_memtotal "$want" 300 "$s"; then
+			t1=$(now_ms)
+			ok "$mode: requested $s MiB, MemTotal $(memtotal_kb) kB after $((t1 - t0)) ms"
+			metric "${what}_ms" $((t1 - t0)) ms
+			prof_stop "$blocks"
+		elif [ "$mode" = online ] && [ "$what" = unplug ]; then
+			# Kernel memory may hold unmovable pages: unplug is best effort.
+			say "$mode: unplug to $s MiB incomplete, MemTotal $(memtotal_kb) kB (kernel memory)"
+			prof_stop "$blocks"
+		else
+			bad "$mode: requested $s MiB, MemTotal $(memtotal_kb) kB, want $want kB"
+			prof_stop "$blocks"
+			return
+		fi
+		total=$(memtotal_kb)
+		plugged=$s
+		if [ "$what" = plug ]; then
+			echo 1 > /proc/sys/vm/compact_memory
+		fi
+		check "$mode, $s MiB: zone contiguity agrees with a full scan" selftest zone_contiguous
+	done
+}
+
+round online_movable
+[ "$kround" = 0 ] || round online
+[ -r /sys/kernel/debug/zone_contiguous ] && sed 's/^/MMFAST: /' /sys/kernel/debug/zone_contiguous
+[ "$fails" = 0 ]
