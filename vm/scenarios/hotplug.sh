@@ -64,13 +64,16 @@ round() {
 		prof_start
 		t0=$(now_ms)
 		qmp_request_size "$s"
-		if wait_memtotal "$want" 300 "$s"; then
+		# Kernel memory may hold unmovable pages: its unplug is best effort,
+		# so do not wait long for it.
+		tmo=300
+		[ "$mode" = online ] && [ "$what" = unplug ] && tmo=20
+		if wait_memtotal "$want" "$tmo" "$s"; then
 			t1=$(now_ms)
 			ok "$mode: requested $s MiB, MemTotal $(memtotal_kb) kB after $((t1 - t0)) ms"
 			metric "${what}_ms" $((t1 - t0)) ms
 			prof_stop "$blocks"
 		elif [ "$mode" = online ] && [ "$what" = unplug ]; then
-			# Kernel memory may hold unmovable pages: unplug is best effort.
 			say "$mode: unplug to $s MiB incomplete, MemTotal $(memtotal_kb) kB (kernel memory)"
 			prof_stop "$blocks"
 		else
