@@ -3,9 +3,12 @@
 """Usage: tools/bench-report.py CSV [PNG]
 
 Summarise a tools/bench CSV: for every metric, the per-run median for each
-kernel, then the median, min and max over runs, and the ratio of the base
-median to the patched median (>1: patched faster, for time metrics).  Prints
-a Markdown table; with PNG, draws the ratios as a bar chart (matplotlib).
+side, then the median, min and max over runs, and the ratio of the first
+side's median to the second's (>1: the second is faster, for time metrics).
+The sides are the two names in the CSV's kernel column, in order of first
+appearance (base and patched unless tools/bench --labels said otherwise).
+Prints a Markdown table; with PNG, draws the ratios as a bar chart
+(matplotlib).
 """
 import csv
 import statistics
@@ -17,25 +20,32 @@ def summarise(path):
     runs = defaultdict(list)     # (metric, kernel, pair) -> values
     units = {}
     scenario = None
+    sides = []
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             scenario = row["scenario"]
+            if row["kernel"] not in sides:
+                sides.append(row["kernel"])
             runs[(row["metric"], row["kernel"], row["pair"])].append(
                 float(row["value"]))
             units[row["metric"]] = row["unit"]
     per = defaultdict(lambda: defaultdict(list))  # metric -> kernel -> meds
     for (metric, kernel, _pair), vals in runs.items():
         per[metric][kernel].append(statistics.median(vals))
+    if len(sides) != 2:
+        raise ValueError("expected two sides in the kernel column, found %s"
+                         % (", ".join(sides) or "none"))
+    a, b = sides
     rows = []
     for metric in sorted(per):
         k = per[metric]
-        if not k.get("base") or not k.get("patched"):
+        if not k.get(a) or not k.get(b):
             continue
-        b, p = statistics.median(k["base"]), statistics.median(k["patched"])
-        rows.append((metric, units[metric], len(k["base"]), b,
-                     min(k["base"]), max(k["base"]), p, min(k["patched"]),
-                     max(k["patched"]), b / p if p else float("inf")))
-    return scenario, rows
+        ma, mb = statistics.median(k[a]), statistics.median(k[b])
+        rows.append((metric, units[metric], len(k[a]), ma,
+                     min(k[a]), max(k[a]), mb, min(k[b]),
+                     max(k[b]), ma / mb if mb else float("inf")))
+    return scenario, sides, rows
 
 
 def main(argv):
@@ -43,14 +53,15 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 0 if len(argv) == 2 else 2
     try:
-        scenario, rows = summarise(argv[1])
+        scenario, (sa, sb), rows = summarise(argv[1])
     except (OSError, KeyError, ValueError) as e:
         sys.stderr.write("bench-report.py: %s: %s\n" % (argv[1], e))
         return 1
     if not rows:
-        sys.stderr.write("bench-report.py: no metric measured on both kernels\n")
+        sys.stderr.write("bench-report.py: no metric measured on both sides\n")
         return 1
-    print("| %s (QEMU TCG) | runs | base median [min-max] | patched median [min-max] | base/patched |" % scenario)
+    print("| %s (QEMU TCG) | runs | %s median [min-max] | %s median [min-max] | %s/%s |"
+          % (scenario, sa, sb, sa, sb))
     print("|---|---|---|---|---|")
     for m, u, n, b, bmin, bmax, p, pmin, pmax, r in rows:
         print("| %s (%s) | %d+%d | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2fx |"
@@ -71,7 +82,7 @@ def main(argv):
         for bar, r in zip(bars, ratios):
             ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(),
                     "%.2fx" % r, ha="center", va="bottom")
-        ax.set_ylabel("base / patched (median of runs)")
+        ax.set_ylabel("%s / %s (median of runs)" % (sa, sb))
         ax.set_title("%s: A/B under QEMU TCG (%d pairs)" % (scenario, rows[0][2]))
         plt.xticks(rotation=15, ha="right")
         fig.tight_layout()

@@ -2,20 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # Re-use after free page reporting: the page_zeroed kselftest dirties
 # memory, frees it, flushes reporting to virtio-balloon (which discards the
-# pages on the host), faults memory back in as anonymous 4 KiB pages, THP
-# and hugetlb surplus pages, and reads every byte (it must be zero).
+# pages on the host), gets memory back as anonymous 4 KiB pages, THP,
+# hugetlb surplus pages (mmap reservation), hugetlb pool pages (nr_hugepages)
+# and hugetlbfs pages (fallocate), and reads every byte (it must be zero).
 #   mmfast.pz_mb=N         size of each test (default 256)
 #   mmfast.pz_expect=skip  the kernel must skip clearing reported pages
-#                          (pgzero_skipped moves for THP); boot with
+#                          (pgzero_skipped moves for THP and for each of the
+#                          three hugetlb paths); boot with
 #                          virtio_balloon.host_zeroes_reported=1 on QEMU
 #                          without VIRTIO_BALLOON_F_DEVICE_INIT_REPORTED
 #   mmfast.pz_expect=none  it must never skip (the negative case)
 #   mmfast.pz_expect=any   no expectation (A/B runs on both kernels)
-# Metrics: anon_4k_ms, thp_ms, hugetlb_ms (populate time) and *_skipped.
+#   mmfast.pz_wait=1       wait 5 s for reporting instead of flushing, as on
+#                          kernels without the flush knob
+# Metrics: anon_4k_ms, thp_ms (populate time), hugetlb_ms (mmap + populate),
+# hugetlb_pool_ms (pool growth + populate), hugetlb_falloc_ms (fallocate)
+# and the matching *_skipped page counts.
 . /scenarios/lib.sh
 
 mb=$(param mmfast.pz_mb 256)
 expect=$(param mmfast.pz_expect any)
+wait=$(param mmfast.pz_wait 0)
 vb=$(virtio_devs virtio_balloon | head -1)
 [ -n "$vb" ] || { say "no virtio-balloon device"; exit 4; }
 [ "$(cut -c6 "$vb/features")" = 1 ] || { say "free page reporting not negotiated"; exit 4; }
@@ -23,6 +30,7 @@ vb=$(virtio_devs virtio_balloon | head -1)
 say "host_zeroes_reported=$(cat /sys/module/virtio_balloon/parameters/host_zeroes_reported 2>/dev/null || echo n/a)," \
 	"pgzero_skipped=$(awk '$1 == "pgzero_skipped" { print $2 }' /proc/vmstat)"
 
+if [ "$wait" = 1 ]; then export PAGE_ZEROED_WAIT=1; fi
 PAGE_ZEROED_MB=$mb /selftests/page_zeroed > /tmp/pz.tap 2>&1
 rc=$?
 sed 's/^/MMFAST:   /' /tmp/pz.tap
@@ -31,10 +39,13 @@ awk '/^# metric / { printf "%s %d %s\n", $3, $4, $5 }' /tmp/pz.tap > /tmp/pz.met
 while read -r name value unit; do
 	metric "$name" "$value" "$unit"
 done < /tmp/pz.metrics
-thp=$(awk '$1 == "thp_skipped" { print $2 }' /tmp/pz.metrics)
 all=$(awk '/_skipped/ { s += $2 } END { print s + 0 }' /tmp/pz.metrics)
 case "$expect" in
-skip) check "clears skipped for THP (${thp:-none} pages)" test "${thp:-0}" -gt 0 ;;
+skip)
+	for t in thp hugetlb hugetlb_pool hugetlb_falloc; do
+		n=$(awk -v m="${t}_skipped" '$1 == m { print $2 }' /tmp/pz.metrics)
+		check "clears skipped for $t (${n:-no} pages)" test "${n:-0}" -gt 0
+	done ;;
 none) check "no clear skipped anywhere ($all pages)" test "$all" = 0 ;;
 esac
 [ "$fails" = 0 ]
