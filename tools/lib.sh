@@ -64,7 +64,7 @@ ccache_env() {
 }
 
 require_tree() {
-	[ -d "$KTREE/.git" ] || die "no kernel tree at $KTREE; run tools/apply-series first"
+	[ -e "$KTREE/.git" ] || die "no kernel tree at $KTREE; run tools/apply-series first"
 }
 
 # Elapsed-time helper: "t0=$(now)"; "elapsed $t0" prints seconds.

@@ -47,12 +47,53 @@ wait_memtotal() {
 		usleep 20000
 	done
 }
-# selftest NAME: run /selftests/NAME if the initramfs has it; 4 is a skip.
+# selftest NAME [CASE=WHY]...: run the mm kselftest category NAME the
+# kselftest way: /selftests/mm/ksft_NAME.sh, which runs
+# 'run_vmtests.sh -t NAME' (bash) from /selftests/mm.  The TAP of
+# run_vmtests.sh and of the program's harness is kept in /tmp/NAME.tap and
+# its results are printed.  Passes only if run_vmtests.sh reported the
+# category and did not fail it, the harness ran to its totals with at least
+# one case, no case failed, and every case ran: a case may skip only where
+# the scenario names it as CASE=WHY, WHY saying in words why that skip is
+# expected.  A kselftest missing from the initramfs is a failure.
 selftest() {
-	local rc
-	[ -x "/selftests/$1" ] || { say "selftest $1 not in the initramfs"; return 0; }
-	"/selftests/$1" > "/tmp/$1.tap" 2>&1
+	local name=$1 dir=/selftests/mm tap rc allowed= a out
+	shift
+	tap=/tmp/$name.tap
+	for a in "$dir/ksft_$name.sh" "$dir/run_vmtests.sh" "$dir/$name" /bin/bash; do
+		[ -x "$a" ] || { say "selftest $name: $a not in the initramfs"; return 1; }
+	done
+	for a in "$@"; do
+		allowed="$allowed ${a%%=*}"
+		say "  $name: ${a%%=*} may skip: ${a#*=}"
+	done
+	(cd "$dir" && "./ksft_$name.sh") > "$tap" 2>&1
 	rc=$?
-	grep -E '^(not ok|ok|# (SKIP|FAIL)|# Totals)' "/tmp/$1.tap" | sed 's/^/MMFAST:   /'
-	[ $rc = 0 ] || [ $rc = 4 ]
+	grep -E '^(# )?(not ok|ok) [0-9]|^# # Totals' "$tap" | sed 's/^/MMFAST:   /'
+	out=$(awk -v allowed="$allowed " -v rc="$rc" '
+		/^(not )?ok [0-9]+ / { outer++; if ($1 == "not") { print "run_vmtests.sh failed it: " $0; bad++ }; next }
+		/^# (not )?ok [0-9]+ / {
+			l = substr($0, 3); no = l ~ /^not /
+			sub(/^(not )?ok [0-9]+ /, "", l)
+			c = l; sub(/ .*/, "", c); short = c; sub(/^[^.]*\./, "", short)
+			cases++
+			if (no) { print "case " c " failed"; bad++ }
+			else if (l ~ / # SKIP/) {
+				why = l; sub(/.* # SKIP */, "", why)
+				if (index(" " allowed, " " short " ") || index(" " allowed, " " c " "))
+					print "case " c " skipped as expected (" why ")"
+				else { print "case " c " skipped unexpectedly: " why; bad++ }
+			}
+			next
+		}
+		/^# # Totals: / { totals = 1 }
+		END {
+			if (rc != 0 && rc != 4) { print "exit status " rc; bad++ }
+			if (!outer) { print "run_vmtests.sh reported no result for the category"; bad++ }
+			if (!totals) { print "the harness did not reach its totals"; bad++ }
+			if (!cases) { print "no test case ran"; bad++ }
+			printf "RESULT %d\n", bad
+		}' "$tap")
+	echo "$out" | grep -v '^RESULT ' | sed "s/^/MMFAST:   $name: /"
+	[ "$(echo "$out" | sed -n 's/^RESULT //p')" = 0 ]
 }
