@@ -7,6 +7,8 @@
 
 mb=$(param mmfast.dp_mb 16384)
 loops=$(param mmfast.dp_loops 5)
+case "$mb" in ''|0|*[!0-9]*) bad "mmfast.dp_mb must be a size in MiB, not '$mb'"; exit 1 ;; esac
+case "$loops" in ''|0|*[!0-9]*) bad "mmfast.dp_loops must be at least 1, not '$loops'"; exit 1 ;; esac
 ko=/modules/memremap_bench.ko
 [ -f "$ko" ] || { say "no $ko in the initramfs (kernel built without modules?)"; exit 4; }
 echo 'func memmap_init_zone_device +p' > /sys/kernel/debug/dynamic_debug/control

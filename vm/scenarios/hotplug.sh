@@ -21,14 +21,21 @@
 
 steps=$(param mmfast.hp_steps 1024,0 | tr , " ")
 kround=$(param mmfast.hp_kernel 1)
+[ -n "$steps" ] || { bad "mmfast.hp_steps is empty: no step to run"; exit 1; }
+case "$kround" in 0|1) ;; *) bad "mmfast.hp_kernel must be 0 or 1, not '$kround'"; exit 1 ;; esac
 plugged=$(param mmfast.plug 0)
 kernel=$(param mmfast.kernel patched)
 vmem_mib=$(( $(param mmfast.vmem 0) * 1024 ))
 block_kb=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) / 1024 ))
 [ -n "$(virtio_devs virtio_mem)" ] || { say "no virtio-mem device"; exit 4; }
 for s in $steps; do
+	case "$s" in ''|*[!0-9]*) bad "mmfast.hp_steps: '$s' is not a size in MiB"; exit 1 ;; esac
 	[ "$s" -le "$vmem_mib" ] || { bad "step $s MiB exceeds the device ($vmem_mib MiB)"; exit 1; }
 done
+
+# The kselftest's offline/online case takes a block of ZONE_MOVABLE offline
+# (a middle one, leaving a hole) only when asked to.
+export ZONE_CONTIGUOUS_OFFLINE=1
 
 # The function profiler, if built in, times the contiguity decisions.
 tr=/sys/kernel/tracing

@@ -9,6 +9,7 @@
 . /scenarios/lib.sh
 
 n=$(param mmfast.rebinds 10)
+case "$n" in ''|0|*[!0-9]*) bad "mmfast.rebinds must be at least 1, not '$n'"; exit 1 ;; esac
 ctl=/sys/kernel/debug/dynamic_debug/control
 echo 'func memmap_init_zone_device +p' > "$ctl" ||
 	{ bad "cannot enable the memmap_init_zone_device pr_debug"; exit 1; }
