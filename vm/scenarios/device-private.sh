@@ -11,7 +11,10 @@ case "$mb" in ''|0|*[!0-9]*) bad "mmfast.dp_mb must be a size in MiB, not '$mb'"
 case "$loops" in ''|0|*[!0-9]*) bad "mmfast.dp_loops must be at least 1, not '$loops'"; exit 1 ;; esac
 ko=/modules/memremap_bench.ko
 [ -f "$ko" ] || { say "no $ko in the initramfs (kernel built without modules?)"; exit 4; }
-echo 'func memmap_init_zone_device +p' > /sys/kernel/debug/dynamic_debug/control
+# The memmap init timing: matched by its format, which the base and the
+# series share (the series moves it into __memmap_init_zone_device()).
+echo 'format "initialised %lu pages in" +p' > /sys/kernel/debug/dynamic_debug/control ||
+	{ bad "cannot enable the memmap_init_zone_device pr_debug"; exit 1; }
 dmesg -c > /dev/null
 check "memremap_bench loaded" insmod "$ko" size_mb="$mb" loops="$loops"
 rmmod memremap_bench
@@ -21,7 +24,8 @@ check "$loops memremap_pages() of $mb MiB device private memory timed ($got)" te
 while read -r us; do
 	metric device_private_memremap "$us" us
 done < /tmp/us
-dmesg | sed -n 's/.*memmap_init_zone_device initialised [0-9]* pages in \([0-9]*\)ms.*/\1/p' |
-	while read -r ms; do metric device_private_memmap_init "$ms" ms; done
+dmesg | sed -n 's/.*memmap_init_zone_device initialised [0-9]* pages in \([0-9]*\)ms.*/\1/p' > /tmp/ms
+check "$loops memmap_init_zone_device() timings ($(wc -l < /tmp/ms))" test "$(wc -l < /tmp/ms)" = "$loops"
+while read -r ms; do metric device_private_memmap_init "$ms" ms; done < /tmp/ms
 say "device private ${mb} MiB memremap_pages, us: $(tr '\n' ' ' < /tmp/us)"
 [ "$fails" = 0 ]
