@@ -46,7 +46,7 @@ check "page_zeroed kselftest: every case ran, every byte zero" selftest page_zer
 sed 's/^/MMFAST:   /' /tmp/page_zeroed.tap
 # "# metric NAME VALUE UNIT", behind run_vmtests.sh's "# " prefix.
 sed -n 's/^\(# \)*metric //p' /tmp/page_zeroed.tap |
-	awk '$2 ~ /^[0-9]+$/ { print $1, $2, $3 }' > /tmp/pz.metrics
+	awk '$2 ~ /^[0-9]+([.][0-9]+)?$/ { print $1, $2, $3 }' > /tmp/pz.metrics
 while read -r name value unit; do
 	metric "$name" "$value" "$unit"
 done < /tmp/pz.metrics
