@@ -2,17 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # Plug and unplug virtio-mem memory in steps, asking the host for each new
 # requested-size (QMP, see tools/run-vm), first onlined as movable memory,
-# then as kernel memory; compact after every plug.  After every step the
-# zone_contiguous kselftest (run_vmtests.sh -t zone_contiguous) compares the
-# kernel's contiguity count and verdict with a full scan.  A kernel without
-# /sys/kernel/debug/zone_contiguous fails that check, unless tools/bench
-# says it is the base kernel (mmfast.kernel=base): the base has no count, so
-# there the check is not run, and the console says so.  The only skip the
-# check accepts is the offline/online case when no memory block is online in
-# ZONE_MOVABLE: after unplugging everything, and in the round onlined as
-# kernel memory.
+# then as kernel memory; compact after every plug.  After every step:
+# - the upstream compaction_test kselftest compacts memory hard enough to
+#   hand most of it out as huge pages; hotplugged zones are contiguous, so
+#   its scanners take pageblock_pfn_to_page()'s unchecked path there.  In
+#   the movable round, with memory plugged, it must pass; in the kernel
+#   round, where the plugged memory may hold unmovable pages, its verdict
+#   is reported only.  Either way it must not crash (run-vm fails the run
+#   on any kernel WARNING or BUG, among them the DEBUG_VM cross-check of
+#   every "contiguous" verdict);
+# - the zone_contiguous kselftest (run_vmtests.sh -t zone_contiguous)
+#   compares the kernel's contiguity count and verdict with a full scan;
+# - after an unplug to 0 in the movable round, ZONE_MOVABLE (nothing but
+#   virtio-mem blocks) must be empty: every block of it went offline, and
+#   the next plug starts the zone from empty.
+# The comparison needs /sys/kernel/debug/zone_contiguous, which only
+# CONFIG_DEBUG_VM kernels have (read from /proc/config.gz): without it, or
+# on the base kernel (mmfast.kernel=base, set by tools/bench), the check is
+# not run and the console says why.  The only skip the check accepts is the
+# offline/online case when no memory block is online in ZONE_MOVABLE: after
+# unplugging everything, and in the round onlined as kernel memory.
+# Boot with memory_hotplug.memmap_on_memory=1 to put the memory map of each
+# block on the block itself.
 #   mmfast.hp_steps=MiB,...   requested sizes in order (default 1024,0)
 #   mmfast.hp_kernel=0          skip the round onlined as kernel memory
+#   mmfast.hp_compaction_test=0 skip compaction_test (benchmark runs)
 # Metrics: plug_ms and unplug_ms per step (until MemTotal has followed),
 # and with the function profiler (CONFIG_FUNCTION_PROFILER) contig_us, the
 # time spent deciding zone contiguity, and contig_us_per_block, that time
@@ -21,8 +35,19 @@
 
 steps=$(param mmfast.hp_steps 1024,0 | tr , " ")
 kround=$(param mmfast.hp_kernel 1)
+ctest=$(param mmfast.hp_compaction_test 1)
 [ -n "$steps" ] || { bad "mmfast.hp_steps is empty: no step to run"; exit 1; }
 case "$kround" in 0|1) ;; *) bad "mmfast.hp_kernel must be 0 or 1, not '$kround'"; exit 1 ;; esac
+case "$ctest" in 0|1) ;; *) bad "mmfast.hp_compaction_test must be 0 or 1, not '$ctest'"; exit 1 ;; esac
+[ -r /proc/config.gz ] || { bad "no /proc/config.gz: cannot tell whether this kernel has CONFIG_DEBUG_VM"; exit 1; }
+debug_vm=$(zcat /proc/config.gz | grep -c '^CONFIG_DEBUG_VM=y')
+mom=$(cat /sys/module/memory_hotplug/parameters/memmap_on_memory 2>/dev/null)
+say "memmap_on_memory: ${mom:-unknown}, DEBUG_VM: $debug_vm"
+if grep -q 'memory_hotplug.memmap_on_memory=1' /proc/cmdline && [ "$mom" != Y ]; then
+	bad "memory_hotplug.memmap_on_memory=1 asked for, but the parameter reads '${mom:-nothing}'"
+	exit 1
+fi
+
 plugged=$(param mmfast.plug 0)
 kernel=$(param mmfast.kernel patched)
 vmem_mib=$(( $(param mmfast.vmem 0) * 1024 ))
@@ -67,6 +92,27 @@ prof_stop() {
 	metric "contig_us_per_block" $(( $1 / nb )) us
 }
 
+# compaction WHAT MODE MIB: run the upstream compaction_test.
+compaction() {
+	local ct=/selftests/mm/compaction_test out rc
+	[ -x $ct ] || { bad "$1: $ct is not in the initramfs"; return; }
+	out=$(cd /selftests/mm && ./compaction_test 2>&1)
+	rc=$?
+	echo "$out" | grep -E '^(not ok|ok) |^# (Number|ERROR)' | sed "s/^/MMFAST:   compaction_test: /"
+	if [ "$rc" -ge 128 ]; then
+		bad "$1: compaction_test killed by signal $((rc - 128))"
+	elif [ "$rc" = 0 ]; then
+		ok "$1: compaction_test passed"
+	elif [ "$2" = online_movable ] && [ "$3" -gt 0 ]; then
+		bad "$1: compaction_test exit status $rc"
+	else
+		say "$1: compaction_test exit status $rc (reported only: $([ "$3" = 0 ] && echo 'no memory plugged' || echo 'kernel memory'))"
+	fi
+}
+movable_empty() {
+	! grep -q ' zone Movable ' /sys/kernel/debug/zone_contiguous
+}
+
 total=$(memtotal_kb)
 round() {
 	mode=$1
@@ -100,12 +146,21 @@ round() {
 		if [ "$what" = plug ]; then
 			echo 1 > /proc/sys/vm/compact_memory
 		fi
+		[ "$ctest" = 0 ] || compaction "$mode, $s MiB" "$mode" "$s"
 		if [ "$kernel" = base ]; then
 			say "$mode, $s MiB: zone contiguity not checked: the base kernel has no count (mmfast.kernel=base)"
 			continue
 		fi
+		if [ "$debug_vm" = 0 ]; then
+			say "$mode, $s MiB: zone contiguity not checked: no /sys/kernel/debug/zone_contiguous without CONFIG_DEBUG_VM"
+			continue
+		fi
 		check "$mode, $s MiB: /sys/kernel/debug/zone_contiguous present" \
 			test -r /sys/kernel/debug/zone_contiguous
+		if [ "$mode" = online_movable ] && [ "$s" = 0 ]; then
+			check "$mode, 0 MiB: ZONE_MOVABLE is empty (every block offline)" \
+				movable_empty
+		fi
 		if [ "$mode" = online_movable ] && [ "$s" -gt 0 ]; then
 			check "$mode, $s MiB: zone contiguity agrees with a full scan" \
 				selftest zone_contiguous
