@@ -15,7 +15,8 @@
 #   compares the kernel's contiguity count and verdict with a full scan;
 # - after an unplug to 0 in the movable round, ZONE_MOVABLE (nothing but
 #   virtio-mem blocks) must be empty: every block of it went offline, and
-#   the next plug starts the zone from empty.
+#   the next plug starts the zone from empty; after a plug from 0, the
+#   zone has no hole and must be contiguous.
 # The comparison needs /sys/kernel/debug/zone_contiguous, which only
 # CONFIG_DEBUG_VM kernels have (read from /proc/config.gz): without it, or
 # on the base kernel (mmfast.kernel=base, set by tools/bench), the check is
@@ -112,6 +113,11 @@ compaction() {
 movable_empty() {
 	! grep -q ' zone Movable ' /sys/kernel/debug/zone_contiguous
 }
+# Plugged from nothing, virtio-mem fills ZONE_MOVABLE without holes: the
+# zone must say so (the base never did: it decided before onlining).
+movable_contiguous() {
+	grep ' zone Movable ' /sys/kernel/debug/zone_contiguous | grep -q ' contiguous 1 '
+}
 
 total=$(memtotal_kb)
 round() {
@@ -142,6 +148,7 @@ round() {
 			return
 		fi
 		total=$(memtotal_kb)
+		from=$plugged
 		plugged=$s
 		if [ "$what" = plug ]; then
 			echo 1 > /proc/sys/vm/compact_memory
@@ -160,6 +167,10 @@ round() {
 		if [ "$mode" = online_movable ] && [ "$s" = 0 ]; then
 			check "$mode, 0 MiB: ZONE_MOVABLE is empty (every block offline)" \
 				movable_empty
+		fi
+		if [ "$mode" = online_movable ] && [ "$from" = 0 ] && [ "$s" -gt 0 ]; then
+			check "$mode, $s MiB: ZONE_MOVABLE grown from empty is contiguous" \
+				movable_contiguous
 		fi
 		if [ "$mode" = online_movable ] && [ "$s" -gt 0 ]; then
 			check "$mode, $s MiB: zone contiguity agrees with a full scan" \
