@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Usage: tools/cover-letter.py extract COVER.patch
+       tools/cover-letter.py notes PATCH
 
-Print the subject (without the [PATCH ...] prefix), a blank line and the
+extract: print the subject (without the [PATCH ...] prefix), a blank line and the
 body of a 'git format-patch --cover-letter' file: the text tools/export-series
 feeds back to format-patch as the branch description.  The shortlog, diffstat
 and signature that format-patch generates are dropped.
+
+notes: print the note 'git format-patch --notes' put below the '---' line
+of PATCH (what tools/apply-series attaches again with 'git notes'), or
+nothing if it has none.
 """
 import re
 import sys
@@ -40,7 +45,35 @@ def extract(text):
     return subject + "\n\n" + text + "\n"
 
 
+def notes(text):
+    """The 'Notes:' block between the first '---' line and the diffstat."""
+    lines = text.split("\n")
+    try:
+        i = lines.index("---")
+    except ValueError:
+        return ""
+    if i + 2 >= len(lines) or lines[i + 1] != "" or lines[i + 2] != "Notes:":
+        return ""
+    out = []
+    for line in lines[i + 3:]:
+        if line.startswith("    "):
+            out.append(line[4:])
+        elif line == "":
+            out.append("")
+        else:
+            break
+    return "\n".join(out).strip("\n") + "\n" if any(out) else ""
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "notes":
+        try:
+            with open(argv[2], encoding="utf-8") as f:
+                sys.stdout.write(notes(f.read()))
+        except OSError as e:
+            sys.stderr.write("cover-letter.py: %s: %s\n" % (argv[2], e))
+            return 1
+        return 0
     if len(argv) != 3 or argv[1] != "extract":
         sys.stderr.write(__doc__)
         return 0 if len(argv) == 2 and argv[1] in ("-h", "--help") else 2

@@ -70,3 +70,26 @@ require_tree() {
 # Elapsed-time helper: "t0=$(now)"; "elapsed $t0" prints seconds.
 now() { date +%s; }
 elapsed() { echo $(( $(date +%s) - $1 )); }
+
+# The series of configs/series, in stacking order.  series_names prints the
+# names; series_field NAME on|prefix|kunit prints one field (the subject
+# prefix with '_' as a space, KUnit symbols comma-separated).
+series_names() {
+	grep -v '^[[:space:]]*\(#\|$\)' "$REPO/configs/series" | awk '{ print $1 }'
+}
+series_field() {
+	local col
+	case "$2" in on) col=2 ;; prefix) col=3 ;; kunit) col=4 ;; *) die "series_field: bad field '$2'" ;; esac
+	local v
+	v=$(grep -v '^[[:space:]]*\(#\|$\)' "$REPO/configs/series" |
+		awk -v n="$1" -v c="$col" '$1 == n { print $c }')
+	[ -n "$v" ] || die "unknown series '$1' (configs/series has: $(series_names | tr '\n' ' '))"
+	[ "$2" = prefix ] && v=${v//_/ }
+	echo "$v"
+}
+# The commit a series' branch starts from: the base tag or its series' branch.
+series_start() {
+	local on
+	on=$(series_field "$1" on)
+	[ "$on" = base ] && echo "$BASE_TAG" || echo "$on"
+}
