@@ -21,6 +21,7 @@ def summarise(path):
     units = {}
     scenario = None
     sides = []
+    accels = set()
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             scenario = row["scenario"]
@@ -29,6 +30,8 @@ def summarise(path):
             runs[(row["metric"], row["kernel"], row["pair"])].append(
                 float(row["value"]))
             units[row["metric"]] = row["unit"]
+            # CSVs written before the accel column were all TCG runs.
+            accels.add((row.get("accel") or "tcg").upper())
     per = defaultdict(lambda: defaultdict(list))  # metric -> kernel -> meds
     for (metric, kernel, _pair), vals in runs.items():
         per[metric][kernel].append(statistics.median(vals))
@@ -45,7 +48,7 @@ def summarise(path):
         rows.append((metric, units[metric], len(k[a]), ma,
                      min(k[a]), max(k[a]), mb, min(k[b]),
                      max(k[b]), ma / mb if mb else float("inf")))
-    return scenario, sides, rows
+    return scenario, sides, rows, "+".join(sorted(accels))
 
 
 def main(argv):
@@ -53,15 +56,15 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 0 if len(argv) == 2 else 2
     try:
-        scenario, (sa, sb), rows = summarise(argv[1])
+        scenario, (sa, sb), rows, accel = summarise(argv[1])
     except (OSError, KeyError, ValueError) as e:
         sys.stderr.write("bench-report.py: %s: %s\n" % (argv[1], e))
         return 1
     if not rows:
         sys.stderr.write("bench-report.py: no metric measured on both sides\n")
         return 1
-    print("| %s (QEMU TCG) | runs | %s median [min-max] | %s median [min-max] | %s/%s |"
-          % (scenario, sa, sb, sa, sb))
+    print("| %s (QEMU %s) | runs | %s median [min-max] | %s median [min-max] | %s/%s |"
+          % (scenario, accel, sa, sb, sa, sb))
     print("|---|---|---|---|---|")
     for m, u, n, b, bmin, bmax, p, pmin, pmax, r in rows:
         print("| %s (%s) | %d+%d | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2fx |"
@@ -83,7 +86,7 @@ def main(argv):
             ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(),
                     "%.2fx" % r, ha="center", va="bottom")
         ax.set_ylabel("%s / %s (median of runs)" % (sa, sb))
-        ax.set_title("%s: A/B under QEMU TCG (%d pairs)" % (scenario, rows[0][2]))
+        ax.set_title("%s: A/B under QEMU %s (%d pairs)" % (scenario, accel, rows[0][2]))
         plt.xticks(rotation=15, ha="right")
         fig.tight_layout()
         fig.savefig(argv[2] + ".tmp.png", dpi=100)

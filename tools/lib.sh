@@ -93,3 +93,84 @@ series_start() {
 	on=$(series_field "$1" on)
 	[ "$on" = base ] && echo "$BASE_TAG" || echo "$on"
 }
+
+# accel_decide KERNEL: set ACCEL (kvm or tcg) for an x86_64 guest and
+# ACCEL_WHY (the reason, in words).  MMFAST_ACCEL=kvm|tcg (the --accel
+# option of the tools) decides without a probe.  Otherwise KVM is used
+# when /dev/kvm can be opened and a probe boot of KERNEL under KVM prints
+# the kernel's banner within MMFAST_ACCEL_PROBE seconds (default 15):
+# nested KVM on some hosts opens /dev/kvm but hangs the guest in the
+# kernel decompressor.  The probe's verdict is kept in $CACHE/accel for
+# this host kernel and QEMU, so it runs once per machine.
+accel_decide() {
+	local kernel=$1 want=${MMFAST_ACCEL:-auto} key cached real
+	real=${MMFAST_QEMU_REAL:-/usr/bin/qemu-system-x86_64}
+	case "$want" in
+	kvm|tcg) ACCEL=$want ACCEL_WHY="asked for with --accel $want"; return 0 ;;
+	auto) ;;
+	*) die "--accel takes kvm or tcg, not '$want'" ;;
+	esac
+	if [ ! -e /dev/kvm ]; then
+		ACCEL=tcg ACCEL_WHY="no /dev/kvm"; return 0
+	fi
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		ACCEL=tcg ACCEL_WHY="/dev/kvm is not readable and writable"; return 0
+	fi
+	key="$(uname -r) $("$real" --version 2>/dev/null | head -1)"
+	if [ -f "$CACHE/accel" ] && [ "$(sed -n 1p "$CACHE/accel")" = "$key" ]; then
+		ACCEL=$(sed -n 2p "$CACHE/accel") ACCEL_WHY="$(sed -n 3p "$CACHE/accel") (cached probe)"
+		case "$ACCEL" in kvm|tcg) return 0 ;; esac
+	fi
+	[ -f "$kernel" ] || { ACCEL=tcg ACCEL_WHY="no kernel to probe KVM with"; return 0; }
+	local secs=${MMFAST_ACCEL_PROBE:-15}
+	# grep stops at the banner; QEMU then dies of SIGPIPE, so the
+	# pipeline's status is grep's alone.
+	if (set +o pipefail
+		timeout --kill-after=5 "$secs" "$real" -accel kvm -m 256 -nodefaults \
+			-nographic -no-reboot -serial stdio -kernel "$kernel" \
+			-append "console=ttyS0 panic=-1" < /dev/null 2>/dev/null |
+			grep -aq -m1 'Linux version'); then
+		ACCEL=kvm ACCEL_WHY="a probe boot under KVM printed the kernel banner"
+	else
+		ACCEL=tcg ACCEL_WHY="a probe boot under KVM printed nothing in ${secs} s (nested KVM hangs in the decompressor on some hosts)"
+	fi
+	mkdir -p "$CACHE"
+	printf '%s\n%s\n%s\n' "$key" "$ACCEL" "$ACCEL_WHY" > "$CACHE/accel.tmp.$$" &&
+		mv "$CACHE/accel.tmp.$$" "$CACHE/accel"
+}
+# The accelerator as figures name it.
+accel_label() { [ "$1" = kvm ] && echo KVM || echo TCG; }
+
+# progress LABEL OUT WATCH COMMAND...: run COMMAND with its stdout in OUT
+# (stderr too, unless OUT is -, which keeps stdout for the caller) and
+# show that it is alive: on a terminal one status line, rewritten in place
+# every second, with the elapsed time and the last build stage found in
+# the file WATCH ("CC mm/page_alloc.o"; WATCH may be OUT); otherwise (CI)
+# a plain line every minute.  Returns COMMAND's exit status.
+progress() {
+	local label=$1 out=$2 log=$3 t0 pid rc tty= last=0 stage
+	shift 3
+	t0=$(now)
+	[ -t 2 ] && tty=1
+	if [ "$out" = - ]; then
+		"$@" &
+	else
+		"$@" > "$out" 2>&1 &
+	fi
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		stage=$(tail -n 20 "$log" 2>/dev/null | grep -aE '^  [A-Z0-9_]+ +[^ ]' | tail -n 1 |
+			awk '{ print $1, $2 }' | cut -c1-50 || true)
+		if [ -n "$tty" ]; then
+			printf '\r\033[K%s: %s: %d s%s' "$PROG" "$label" "$(elapsed "$t0")" "${stage:+, $stage}" >&2
+		elif [ $(( $(now) - last )) -ge 60 ]; then
+			last=$(now)
+			[ "$(elapsed "$t0")" -lt 5 ] || info "$label: $(elapsed "$t0") s${stage:+, $stage}"
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	[ -z "$tty" ] || printf '\r\033[K' >&2
+	return $rc
+}
