@@ -77,8 +77,10 @@ contig_part() {
 	[ -w $tr/function_profile_enabled ] || { bad "no function profiler"; return; }
 	bs=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) >> 20 ))
 	plug=$(param mmfast.plug 512)
+	# The count (zone_range_online_block_pages()) and, on DEBUG_VM
+	# kernels, the full scan that confirms every "contiguous" verdict.
 	echo zone_range_online_block_pages > $tr/set_ftrace_filter &&
-	echo zone_update_contiguous >> $tr/set_ftrace_filter ||
+	echo zone_scan_contiguous >> $tr/set_ftrace_filter ||
 		{ bad "cannot profile the contiguity decision"; return; }
 	echo 0 > $tr/function_profile_enabled
 	echo 1 > $tr/function_profile_enabled
@@ -87,10 +89,13 @@ contig_part() {
 	wait_memtotal "$target" 120 $((plug + more)) ||
 		{ bad "virtio-mem plug of $more MiB did not arrive"; echo 0 > $tr/function_profile_enabled; return; }
 	echo 0 > $tr/function_profile_enabled
-	us=$(cat $tr/trace_stat/function* | awk '$4 == "us" || $4 == "ms" { sum += $4 == "ms" ? $3 * 1000 : $3 }
-		END { printf "%d\n", sum }')
+	cat $tr/trace_stat/function* | awk '$4 == "us" || $4 == "ms" {
+		t[$1] += $4 == "ms" ? $3 * 1000 : $3 }
+		END { printf "%d %d\n", t["zone_range_online_block_pages"], t["zone_scan_contiguous"] }' > /tmp/cu
+	read -r cus sus < /tmp/cu
 	demo contig_plug_mb "$more"
-	demo contig_us_per_block $(( us / (more / bs) ))
+	demo contig_count_us_per_block $(( cus / (more / bs) ))
+	demo contig_check_us_per_block $(( sus / (more / bs) ))
 	grep ' zone Movable ' $zc | sed 's/^/MMFAST: /'
 	c=$(grep ' zone Movable ' $zc | sed -n 's/.* contiguous \([01]\).*/\1/p')
 	demo contig_movable "${c:-none}"
