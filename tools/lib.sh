@@ -106,7 +106,7 @@ accel_decide() {
 	local kernel=$1 want=${MMFAST_ACCEL:-auto} key cached real
 	real=${MMFAST_QEMU_REAL:-/usr/bin/qemu-system-x86_64}
 	case "$want" in
-	kvm|tcg) ACCEL=$want ACCEL_WHY="asked for with --accel $want"; return 0 ;;
+	kvm|tcg) ACCEL=$want ACCEL_WHY="asked for (--accel or MMFAST_ACCEL=$want)"; return 0 ;;
 	auto) ;;
 	*) die "--accel takes kvm or tcg, not '$want'" ;;
 	esac
@@ -116,15 +116,19 @@ accel_decide() {
 	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
 		ACCEL=tcg ACCEL_WHY="/dev/kvm is not readable and writable"; return 0
 	fi
-	key="$(uname -r) $("$real" --version 2>/dev/null | head -1)"
+	if [ ! -x "$real" ]; then
+		ACCEL=tcg ACCEL_WHY="no $real to probe KVM with"; return 0
+	fi
+	key="$(uname -r) $("$real" --version 2>/dev/null | head -n 1 || true)"
 	if [ -f "$CACHE/accel" ] && [ "$(sed -n 1p "$CACHE/accel")" = "$key" ]; then
 		ACCEL=$(sed -n 2p "$CACHE/accel") ACCEL_WHY="$(sed -n 3p "$CACHE/accel") (cached probe)"
 		case "$ACCEL" in kvm|tcg) return 0 ;; esac
 	fi
 	[ -f "$kernel" ] || { ACCEL=tcg ACCEL_WHY="no kernel to probe KVM with"; return 0; }
 	local secs=${MMFAST_ACCEL_PROBE:-15}
-	# grep stops at the banner; QEMU then dies of SIGPIPE, so the
-	# pipeline's status is grep's alone.
+	# grep stops at the banner, so the pipeline's status is grep's; the
+	# guest then panics (no root file system) and QEMU exits (-no-reboot),
+	# or the timeout ends it.
 	if (set +o pipefail
 		timeout --kill-after=5 "$secs" "$real" -accel kvm -m 256 -nodefaults \
 			-nographic -no-reboot -serial stdio -kernel "$kernel" \
@@ -148,22 +152,29 @@ accel_label() { [ "$1" = kvm ] && echo KVM || echo TCG; }
 # the file WATCH ("CC mm/page_alloc.o"; WATCH may be OUT); otherwise (CI)
 # a plain line every minute.  Returns COMMAND's exit status.
 progress() {
-	local label=$1 out=$2 log=$3 t0 pid rc tty= last=0 stage
+	local label=$1 out=$2 log=$3 t0 pid rc tty= last=0 stage line cols=80
 	shift 3
 	t0=$(now)
-	[ -t 2 ] && tty=1
+	if [ -t 2 ]; then
+		tty=1
+		cols=$(tput cols 2>/dev/null || echo 80)
+	fi
 	if [ "$out" = - ]; then
 		"$@" &
 	else
 		"$@" > "$out" 2>&1 &
 	fi
 	pid=$!
+	# A background command of a script ignores SIGINT: take the whole
+	# process group down on Ctrl-C, so no build or guest outlives us.
+	trap 'trap - INT TERM; kill 0' INT TERM
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 1
 		stage=$(tail -n 20 "$log" 2>/dev/null | grep -aE '^  [A-Z0-9_]+ +[^ ]' | tail -n 1 |
 			awk '{ print $1, $2 }' | cut -c1-50 || true)
 		if [ -n "$tty" ]; then
-			printf '\r\033[K%s: %s: %d s%s' "$PROG" "$label" "$(elapsed "$t0")" "${stage:+, $stage}" >&2
+			line="$PROG: $label: $(elapsed "$t0") s${stage:+, $stage}"
+			printf '\r\033[K%s' "${line:0:$((cols - 1))}" >&2
 		elif [ $(( $(now) - last )) -ge 60 ]; then
 			last=$(now)
 			[ "$(elapsed "$t0")" -lt 5 ] || info "$label: $(elapsed "$t0") s${stage:+, $stage}"
@@ -171,6 +182,7 @@ progress() {
 	done
 	rc=0
 	wait "$pid" || rc=$?
+	trap - INT TERM
 	[ -z "$tty" ] || printf '\r\033[K' >&2
 	return $rc
 }
