@@ -45,6 +45,17 @@ need() {
 	done
 }
 
+# Option values: "x=$(val "$@")" with "$1" the option: its value, or a
+# one-line error; arg allows an empty value (--append '').
+val() {
+	[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value"
+	printf '%s' "$2"
+}
+arg() {
+	[ $# -ge 2 ] || die "$1 needs a value"
+	printf '%s' "$2"
+}
+
 # Print usage from the script's leading comment block (lines starting '##').
 usage() {
 	sed -n 's/^## \{0,1\}//p' "$0"
@@ -141,6 +152,13 @@ accel_decide() {
 	mkdir -p "$CACHE"
 	printf '%s\n%s\n%s\n' "$key" "$ACCEL" "$ACCEL_WHY" > "$CACHE/accel.tmp.$$" &&
 		mv "$CACHE/accel.tmp.$$" "$CACHE/accel"
+}
+# set_accel VALUE: the --accel option of the tools (kvm or tcg).
+set_accel() {
+	case "$1" in
+	kvm|tcg) export MMFAST_ACCEL=$1 ;;
+	*) die "--accel takes kvm or tcg, not '$1'" ;;
+	esac
 }
 # The accelerator as figures name it.
 accel_label() { [ "$1" = kvm ] && echo KVM || echo TCG; }

@@ -32,9 +32,7 @@ tr=/sys/kernel/tracing
 # ZONE_DEVICE memory map of the NVDIMM: memmap_init_zone_device() times
 # from its pr_debug, the median of n binds per mode.
 pmem_part() {
-	ctl=/sys/kernel/debug/dynamic_debug/control
-	echo 'format "initialised %lu pages in" +p' > "$ctl" ||
-		{ bad "cannot enable the memmap_init_zone_device pr_debug"; return; }
+	memmap_debug_on || return
 	ns=$(ndctl list -N 2>/dev/null | sed -n 's/.*"dev":"\(namespace[0-9.]*\)".*/\1/p' | head -1)
 	[ -n "$ns" ] || { bad "no nvdimm namespace"; return; }
 	# The template path is off while the page_ref_set tracepoint is on.
@@ -42,27 +40,17 @@ pmem_part() {
 	demo template_path "$( [ -r $ev ] && [ "$(cat $ev)" != 0 ] && echo off || echo on)"
 	for mode in fsdax devdax; do
 		if [ $mode = fsdax ]; then
-			args="-m fsdax -M dev" drv=/sys/bus/nd/drivers/nd_pmem
+			args="-m fsdax -M dev" drv=nd_pmem
 		else
-			args="-m devdax -a 2M" drv=/sys/bus/nd/drivers/dax_pmem
+			args="-m devdax -a 2M" drv=dax_pmem
 		fi
 		ndctl create-namespace -f -e "$ns" $args > /tmp/ns.json ||
 			{ bad "$mode: ndctl create-namespace $args failed"; continue; }
 		# map=dev: the memory map lives on the device (an altmap)
 		demo ${mode}_map "$(sed -n 's/.*"map":"\([a-z]*\)".*/\1/p' /tmp/ns.json)"
-		dev=$(cd "$drv" && ls -d pfn* dax* namespace* 2>/dev/null | head -1)
-		[ -n "$dev" ] || { bad "$mode: nothing bound to $drv"; continue; }
-		dmesg -c > /dev/null
-		i=0
-		while [ $i -lt "$n" ]; do
-			echo "$dev" > "$drv/unbind" && echo "$dev" > "$drv/bind" ||
-				{ bad "$mode: rebind of $dev failed"; break; }
-			i=$((i + 1))
-		done
-		dmesg | sed -n 's/.*memmap_init_zone_device initialised \([0-9]*\) pages in \([0-9]*\)ms.*/\1 \2/p' > /tmp/t
-		check "$mode: $n binds of $dev timed" test "$(wc -l < /tmp/t)" = "$n"
-		demo ${mode}_pages "$(head -1 /tmp/t | cut -d' ' -f1)"
-		demo ${mode}_ms "$(cut -d' ' -f2 /tmp/t | median)"
+		memmap_rebind $mode $drv "$n" || continue
+		demo ${mode}_pages "$(head -1 /tmp/$mode.times | cut -d' ' -f1)"
+		demo ${mode}_ms "$(cut -d' ' -f2 /tmp/$mode.times | median)"
 	done
 }
 

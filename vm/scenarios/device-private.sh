@@ -11,10 +11,7 @@ case "$mb" in ''|0|*[!0-9]*) bad "mmfast.dp_mb must be a size in MiB, not '$mb'"
 case "$loops" in ''|0|*[!0-9]*) bad "mmfast.dp_loops must be at least 1, not '$loops'"; exit 1 ;; esac
 ko=/modules/memremap_bench.ko
 [ -f "$ko" ] || { say "no $ko in the initramfs (kernel built without modules?)"; exit 4; }
-# The memmap init timing: matched by its format, which the base and the
-# series share (the series moves it into __memmap_init_zone_device()).
-echo 'format "initialised %lu pages in" +p' > /sys/kernel/debug/dynamic_debug/control ||
-	{ bad "cannot enable the memmap_init_zone_device pr_debug"; exit 1; }
+memmap_debug_on || exit 1
 dmesg -c > /dev/null
 check "memremap_bench loaded" insmod "$ko" size_mb="$mb" loops="$loops"
 rmmod memremap_bench

@@ -97,3 +97,26 @@ selftest() {
 	echo "$out" | grep -v '^RESULT ' | sed "s/^/MMFAST:   $name: /"
 	[ "$(echo "$out" | sed -n 's/^RESULT //p')" = 0 ]
 }
+# memmap_debug_on: print memmap_init_zone_device()'s timing (its pr_debug,
+# matched by the format the base and the series share).
+memmap_debug_on() {
+	echo 'format "initialised %lu pages in" +p' > /sys/kernel/debug/dynamic_debug/control ||
+		{ bad "cannot enable the memmap_init_zone_device pr_debug"; return 1; }
+}
+# memmap_rebind MODE DRIVER N: unbind and bind the device bound to the nd
+# driver DRIVER N times and leave the memory map timings of those binds,
+# "PAGES MS" a line, in /tmp/MODE.times (after memmap_debug_on).
+memmap_rebind() {
+	local mode=$1 drv=/sys/bus/nd/drivers/$2 n=$3 dev i=0
+	dev=$(cd "$drv" && ls -d pfn* dax* namespace* 2>/dev/null | head -1)
+	[ -n "$dev" ] || { bad "$mode: nothing bound to $2"; return 1; }
+	dmesg -c > /dev/null
+	while [ $i -lt "$n" ]; do
+		echo "$dev" > "$drv/unbind" && echo "$dev" > "$drv/bind" ||
+			{ bad "$mode: rebind $i of $dev failed"; return 1; }
+		i=$((i + 1))
+	done
+	dmesg | sed -n 's/.*memmap_init_zone_device initialised \([0-9]*\) pages in \([0-9]*\)ms.*/\1 \2/p' > "/tmp/$mode.times"
+	check "$mode: $n rebinds of $dev, $(wc -l < "/tmp/$mode.times") memmap init timings" \
+		test "$(wc -l < "/tmp/$mode.times")" = "$n"
+}
