@@ -173,7 +173,8 @@ progress() {
 	local label=$1 out=$2 log=$3 t0 pid rc tty= last=0 stage line cols=80
 	shift 3
 	t0=$(now)
-	if [ -t 2 ]; then
+	# Two lanes of tools/test share the terminal: plain lines then.
+	if [ -t 2 ] && [ -z "${MMFAST_NO_STATUS:-}" ]; then
 		tty=1
 		cols=$(tput cols 2>/dev/null || echo 80)
 	fi
