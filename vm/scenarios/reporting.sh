@@ -12,7 +12,8 @@
 #                          (pgzero_skipped moves for THP and for each of the
 #                          three hugetlb paths); boot with
 #                          virtio_balloon.host_zeroes_reported=1 on QEMU
-#                          without VIRTIO_BALLOON_F_DEVICE_INIT_REPORTED
+#                          without VIRTIO_BALLOON_F_REPORTED_ZEROED (the
+#                          test bed's hook, testbed/)
 #   mmfast.pz_expect=none  it must never skip (the negative case); every
 #                          case must have reported its skip count (0)
 #   mmfast.pz_expect=any   no expectation (A/B runs on both kernels)
