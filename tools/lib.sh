@@ -16,6 +16,9 @@ BASE_VERSION=7.3.4-1~bpo13+1
 BASE_SHA256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
 BASE_TAG=base
 BASE_GIT=$CACHE/base.git
+# Directories of patches/ that are postings but not kernel series (they
+# apply to another source tree; tools/check-spec checks them).
+OTHER_POSTINGS="virtio-spec"
 
 # Fixed committer identity: with 'git am --committer-date-is-author-date'
 # the series commits get the same ids on every machine, so an export of an
