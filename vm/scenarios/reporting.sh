@@ -19,6 +19,10 @@
 #   mmfast.pz_expect=any   no expectation (A/B runs on both kernels)
 #   mmfast.pz_wait=1       wait 5 s for reporting instead of flushing, as on
 #                          kernels without the flush knob
+#   mmfast.pz_cases=A,B    run only these kselftest cases (e.g. anon_thp,
+#                          hugetlb_pool), with the test binary directly, for
+#                          benchmarks at sizes where running every case
+#                          would take too long; each must pass
 # Metrics: anon_4k_ms, thp_ms (populate time), hugetlb_ms (mmap + populate),
 # hugetlb_pool_ms (pool growth + populate), hugetlb_falloc_ms (fallocate)
 # and the matching *_skipped page counts.
@@ -27,9 +31,11 @@
 mb=$(param mmfast.pz_mb 256)
 expect=$(param mmfast.pz_expect any)
 wait=$(param mmfast.pz_wait 0)
+cases=$(param mmfast.pz_cases '')
 case "$mb" in ''|0|*[!0-9]*) bad "mmfast.pz_mb must be a size in MiB, not '$mb'"; exit 1 ;; esac
 case "$expect" in skip|none|any) ;; *) bad "mmfast.pz_expect must be skip, none or any, not '$expect'"; exit 1 ;; esac
 case "$wait" in 0|1) ;; *) bad "mmfast.pz_wait must be 0 or 1, not '$wait'"; exit 1 ;; esac
+case "$cases" in *[!a-z0-9_,]*) bad "mmfast.pz_cases must be case names separated by commas, not '$cases'"; exit 1 ;; esac
 # At least half of a case's 4 KiB pages must have skipped their clear for
 # "skip": page tables allocated along the way count too, but only a few.
 need=$(( mb * 256 / 2 ))
@@ -45,7 +51,15 @@ if [ "$wait" = 1 ]; then export PAGE_ZEROED_WAIT=1; fi
 export PAGE_ZEROED_MB=$mb
 # The kselftest checks the skip counts itself too (kernels with the series)
 export PAGE_ZEROED_EXPECT=$expect
-check "page_zeroed kselftest: every case ran, every byte zero" selftest page_zeroed
+if [ -z "$cases" ]; then
+	check "page_zeroed kselftest: every case ran, every byte zero" selftest page_zeroed
+else
+	set --
+	for c in $(echo "$cases" | tr , ' '); do set -- "$@" -t "$c"; done
+	check "page_zeroed kselftest cases $cases: passed, every byte zero" \
+		sh -c 'cd /selftests/mm && ./page_zeroed "$@" > /tmp/page_zeroed.tap 2>&1 &&
+			! grep -q "# SKIP" /tmp/page_zeroed.tap' page_zeroed "$@"
+fi
 sed 's/^/MMFAST:   /' /tmp/page_zeroed.tap
 # "# metric NAME VALUE UNIT", behind run_vmtests.sh's "# " prefix.
 sed -n 's/^\(# \)*metric //p' /tmp/page_zeroed.tap |
