@@ -19,6 +19,9 @@
 #   mmfast.pz_expect=any   no expectation (A/B runs on both kernels)
 #   mmfast.pz_wait=1       wait 5 s for reporting instead of flushing, as on
 #                          kernels without the flush knob
+#   mmfast.pz_pool_mb=N    afterwards, time growing an empty hugetlb pool
+#                          by N MiB, 10 times (pool_grow_ms: the total;
+#                          /proc/uptime counts in 10 ms), for benchmarks
 #   mmfast.pz_cases=A,B    run only these kselftest cases (e.g. anon_thp,
 #                          hugetlb_pool), with the test binary directly, for
 #                          benchmarks at sizes where running every case
@@ -32,9 +35,11 @@ mb=$(param mmfast.pz_mb 256)
 expect=$(param mmfast.pz_expect any)
 wait=$(param mmfast.pz_wait 0)
 cases=$(param mmfast.pz_cases '')
+pool=$(param mmfast.pz_pool_mb 0)
 case "$mb" in ''|0|*[!0-9]*) bad "mmfast.pz_mb must be a size in MiB, not '$mb'"; exit 1 ;; esac
 case "$expect" in skip|none|any) ;; *) bad "mmfast.pz_expect must be skip, none or any, not '$expect'"; exit 1 ;; esac
 case "$wait" in 0|1) ;; *) bad "mmfast.pz_wait must be 0 or 1, not '$wait'"; exit 1 ;; esac
+case "$pool" in ''|*[!0-9]*) bad "mmfast.pz_pool_mb must be a size in MiB, not '$pool'"; exit 1 ;; esac
 case "$cases" in *[!a-z0-9_,]*) bad "mmfast.pz_cases must be case names separated by commas, not '$cases'"; exit 1 ;; esac
 # At least half of a case's 4 KiB pages must have skipped their clear for
 # "skip": page tables allocated along the way count too, but only a few.
@@ -67,6 +72,23 @@ sed -n 's/^\(# \)*metric //p' /tmp/page_zeroed.tap |
 while read -r name value unit; do
 	metric "$name" "$value" "$unit"
 done < /tmp/pz.metrics
+if [ "$pool" != 0 ]; then
+	hp_kb=$(awk '$1 == "Hugepagesize:" { print $2 }' /proc/meminfo)
+	n=$(( pool * 1024 / hp_kb ))
+	total=0 short=0
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo 0 > /proc/sys/vm/nr_hugepages
+		t0=$(now_ms)
+		echo "$n" > /proc/sys/vm/nr_hugepages
+		t1=$(now_ms)
+		got=$(cat /proc/sys/vm/nr_hugepages)
+		[ "$got" = "$n" ] || short=$((short + 1))
+		total=$((total + t1 - t0))
+	done
+	echo 0 > /proc/sys/vm/nr_hugepages
+	check "hugetlb pool grown by $pool MiB 10 times ($short short)" test "$short" = 0
+	metric pool_grow_ms "$total" ms
+fi
 case "$expect" in
 skip)
 	for t in thp hugetlb hugetlb_pool hugetlb_falloc; do
