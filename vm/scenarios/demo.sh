@@ -58,16 +58,16 @@ pmem_part() {
 # decisions with the function profiler, read the verdict, and time the
 # full scan the base kernel runs after every hotplug operation
 # (zone_scan_contiguous(), kept by the series for DEBUG_VM; reading
-# /sys/kernel/debug/zone_contiguous runs it).
+# /sys/kernel/debug/mm/zone_contiguous runs it).
 contig_part() {
-	zc=/sys/kernel/debug/zone_contiguous
+	zc=/sys/kernel/debug/mm/zone_contiguous
 	[ -r $zc ] || { bad "no $zc (needs CONFIG_DEBUG_VM)"; return; }
 	[ -w $tr/function_profile_enabled ] || { bad "no function profiler"; return; }
 	bs=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) >> 20 ))
 	plug=$(param mmfast.plug 512)
-	# The count (zone_range_online_block_pages()) and, on DEBUG_VM
+	# The count (zone_range_contiguous_pages()) and, on DEBUG_VM
 	# kernels, the full scan that confirms every "contiguous" verdict.
-	echo zone_range_online_block_pages > $tr/set_ftrace_filter &&
+	echo zone_range_contiguous_pages > $tr/set_ftrace_filter &&
 	echo zone_scan_contiguous >> $tr/set_ftrace_filter ||
 		{ bad "cannot profile the contiguity decision"; return; }
 	echo 0 > $tr/function_profile_enabled
@@ -79,7 +79,7 @@ contig_part() {
 	echo 0 > $tr/function_profile_enabled
 	cat $tr/trace_stat/function* | awk '$4 == "us" || $4 == "ms" {
 		t[$1] += $4 == "ms" ? $3 * 1000 : $3 }
-		END { printf "%d %d\n", t["zone_range_online_block_pages"], t["zone_scan_contiguous"] }' > /tmp/cu
+		END { printf "%d %d\n", t["zone_range_contiguous_pages"], t["zone_scan_contiguous"] }' > /tmp/cu
 	read -r cus sus < /tmp/cu
 	nb=$(( more / bs ))
 	[ "$nb" -gt 0 ] || nb=1

@@ -17,7 +17,7 @@
 #   virtio-mem blocks) must be empty: every block of it went offline, and
 #   the next plug starts the zone from empty; after a plug from 0, the
 #   zone has no hole and must be contiguous.
-# The comparison needs /sys/kernel/debug/zone_contiguous, which only
+# The comparison needs /sys/kernel/debug/mm/zone_contiguous, which only
 # CONFIG_DEBUG_VM kernels have (read from /proc/config.gz): without it, or
 # on the base kernel (mmfast.kernel=base, set by tools/bench), the check is
 # not run and the console says why.  The only skip the check accepts is the
@@ -83,12 +83,16 @@ tr=/sys/kernel/tracing
 prof=
 if [ -w $tr/function_profile_enabled ]; then
 	# Times include callees.  The base decides with set_zone_contiguous();
-	# the series with zone_range_online_block_pages() (the recounts of
+	# the series with zone_range_contiguous_pages() (the recounts of
 	# zone_contiguous_begin/end(), which the compiler may inline) and
 	# zone_update_contiguous(), none of which calls another.
+	# A kernel without the count (the base, or another series alone)
+	# decides with set_zone_contiguous() alone.
 	if [ -n "$pwant" ]; then pfuncs=$pwant
-	elif [ "$kernel" = base ]; then pfuncs=set_zone_contiguous
-	else pfuncs="zone_range_online_block_pages zone_update_contiguous"; fi
+	elif [ "$kernel" = base ] ||
+	     ! grep -qx 'zone_update_contiguous' $tr/available_filter_functions; then
+		pfuncs=set_zone_contiguous
+	else pfuncs="zone_range_contiguous_pages zone_update_contiguous"; fi
 	: > $tr/set_ftrace_filter
 	for f in $pfuncs; do
 		echo "$f" >> $tr/set_ftrace_filter 2>/dev/null && continue
@@ -168,12 +172,12 @@ memtest() {
 	esac
 }
 movable_empty() {
-	! grep -q ' zone Movable ' /sys/kernel/debug/zone_contiguous
+	! grep -q ' zone Movable ' /sys/kernel/debug/mm/zone_contiguous
 }
 # Plugged from nothing, virtio-mem fills ZONE_MOVABLE without holes: the
 # zone must say so (the base never did: it decided before onlining).
 movable_contiguous() {
-	grep ' zone Movable ' /sys/kernel/debug/zone_contiguous | grep -q ' contiguous 1 '
+	grep ' zone Movable ' /sys/kernel/debug/mm/zone_contiguous | grep -q ' contiguous 1 '
 }
 
 total=$(memtotal_kb)
@@ -219,11 +223,11 @@ round() {
 			continue
 		fi
 		if [ "$debug_vm" = 0 ]; then
-			say "$mode, $s MiB: zone contiguity not checked: no /sys/kernel/debug/zone_contiguous without CONFIG_DEBUG_VM"
+			say "$mode, $s MiB: zone contiguity not checked: no /sys/kernel/debug/mm/zone_contiguous without CONFIG_DEBUG_VM"
 			continue
 		fi
-		check "$mode, $s MiB: /sys/kernel/debug/zone_contiguous present" \
-			test -r /sys/kernel/debug/zone_contiguous
+		check "$mode, $s MiB: /sys/kernel/debug/mm/zone_contiguous present" \
+			test -r /sys/kernel/debug/mm/zone_contiguous
 		if [ "$mode" = online_movable ] && [ "$s" = 0 ]; then
 			check "$mode, 0 MiB: ZONE_MOVABLE is empty (every block offline)" \
 				movable_empty
@@ -256,5 +260,5 @@ if [ "$warmup" -gt 0 ]; then
 fi
 round online_movable
 [ "$kround" = 0 ] || round online
-[ -r /sys/kernel/debug/zone_contiguous ] && sed 's/^/MMFAST: /' /sys/kernel/debug/zone_contiguous
+[ -r /sys/kernel/debug/mm/zone_contiguous ] && sed 's/^/MMFAST: /' /sys/kernel/debug/mm/zone_contiguous
 [ "$fails" = 0 ]
