@@ -208,3 +208,9 @@ progress() {
 	[ -z "$tty" ] || printf '\r\033[K' >&2
 	return $rc
 }
+
+# require_scenario NAME: die unless vm/scenarios/NAME.sh is a scenario.
+require_scenario() {
+	[ -f "$REPO/vm/scenarios/$1.sh" ] && [ "$1" != lib ] ||
+		die "no scenario '$1' in vm/scenarios/ (known: $(cd "$REPO/vm/scenarios" && ls *.sh | sed 's/\.sh$//' | grep -vx lib | tr '\n' ' '))"
+}
