@@ -173,7 +173,7 @@ accel_label() { [ "$1" = kvm ] && echo KVM || echo TCG; }
 # the file WATCH ("CC mm/page_alloc.o"; WATCH may be OUT); otherwise (CI)
 # a plain line every minute.  Returns COMMAND's exit status.
 progress() {
-	local label=$1 out=$2 log=$3 t0 pid rc tty= last=0 stage line cols=80
+	local label=$1 out=$2 log=$3 t0 pid rc rcf tty= last=0 stage line cols=80
 	shift 3
 	t0=$(now)
 	# Two lanes of tools/test share the terminal: plain lines then.
@@ -181,10 +181,14 @@ progress() {
 		tty=1
 		cols=$(tput cols 2>/dev/null || echo 80)
 	fi
+	# The command's status goes through a file: 'wait PID' alone has
+	# failed with "pid N is not a child of this shell" under load in a
+	# CI run (another wait in the same shell reaped it first).
+	rcf=$(mktemp "${TMPDIR:-/tmp}/mmfast-rc.XXXXXX")
 	if [ "$out" = - ]; then
-		"$@" &
+		{ "$@" && echo 0 > "$rcf" || echo $? > "$rcf"; } &
 	else
-		"$@" > "$out" 2>&1 &
+		{ "$@" > "$out" 2>&1 && echo 0 > "$rcf" || echo $? > "$rcf"; } &
 	fi
 	pid=$!
 	# A background command of a script ignores SIGINT: take the whole
@@ -202,8 +206,10 @@ progress() {
 			[ "$(elapsed "$t0")" -lt 5 ] || info "$label: $(elapsed "$t0") s${stage:+, $stage}"
 		fi
 	done
-	rc=0
-	wait "$pid" || rc=$?
+	wait "$pid" 2>/dev/null || true
+	rc=$(cat "$rcf" 2>/dev/null || true)
+	rm -f "$rcf"
+	rc=${rc:-1}
 	trap - INT TERM
 	[ -z "$tty" ] || printf '\r\033[K' >&2
 	return $rc
