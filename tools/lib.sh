@@ -220,3 +220,51 @@ require_scenario() {
 	[ -f "$REPO/vm/scenarios/$1.sh" ] && [ "$1" != lib ] ||
 		die "no scenario '$1' in vm/scenarios/ (known: $(cd "$REPO/vm/scenarios" && ls *.sh | sed 's/\.sh$//' | grep -vx lib | tr '\n' ' '))"
 }
+
+# The identity every commit and patch of the project carries: a placeholder,
+# not a person.  tools/export-series --from replaces it in what it exports;
+# tools/check-series --send refuses to let it (or any example.org,
+# example.com, *.example, *.invalid, *.test or localhost address) be sent.
+PLACEHOLDER_IDENT="mm-fastinit developers <mm-fastinit@example.org>"
+
+# b4_setup: set B4 to the b4 to run: MMFAST_B4, else b4 $B4_VERSION from
+# PyPI in a virtualenv of its own ($CACHE/b4-venv), made on first use.
+B4_VERSION=0.16.0
+b4_setup() {
+	B4=${MMFAST_B4:-$CACHE/b4-venv/bin/b4}
+	if [ ! -x "$B4" ] && [ -z "${MMFAST_B4:-}" ]; then
+		local py=python3 venv=$CACHE/b4-venv
+		[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+		info "installing b4 $B4_VERSION from PyPI into $venv"
+		rm -rf "$venv"
+		mkdir -p "$CACHE"
+		"$py" -m venv "$venv" > "$CACHE/b4-venv.log" 2>&1 ||
+			{ rm -rf "$venv"; die "python3 -m venv failed (Debian: apt-get install python3-venv; log $CACHE/b4-venv.log)"; }
+		"$venv/bin/pip" install -q "b4==$B4_VERSION" >> "$CACHE/b4-venv.log" 2>&1 ||
+			{ rm -rf "$venv"; die "pip install b4==$B4_VERSION into $venv failed (log $CACHE/b4-venv.log)"; }
+	fi
+	"$B4" --version >/dev/null 2>&1 || die "$B4 does not run"
+}
+
+# b4_thread MBOX NAME PATCH...: write to MBOX the thread git send-email
+# would send of the PATCH files (the cover letter first): a Message-ID on
+# every mail, every patch in reply to the first.
+b4_thread() {
+	python3 - "$@" <<'PY'
+import sys
+out, name, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+root = '<mmfast-%s-0000@localhost>' % name
+with open(out, 'w') as f:
+    for n, path in enumerate(files):
+        text = open(path).read()
+        head, sep, body = text.partition('\n\n')
+        lines = head.split('\n')
+        ids = ['Message-ID: <mmfast-%s-%04d@localhost>' % (name, n)]
+        if n:
+            ids += ['In-Reply-To: ' + root, 'References: ' + root]
+        f.write('\n'.join(lines[:1] + ids + lines[1:]) + sep + body)
+        if not body.endswith('\n'):
+            f.write('\n')
+        f.write('\n')
+PY
+}
