@@ -1,25 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # What tools/demo shows: each part of the series at work, as
-# 'MMFAST-DEMO KEY VALUE' lines that tools/demo turns into a table.
+# 'MMFAST-DEMO KEY VALUE' lines that tools/demo turns into a table.  The
+# same scenario runs on the base kernel (mmfast.kernel=base), so that
+# tools/demo can put the base's figures from the same run beside them.
 #   mmfast.demo=all        ZONE_DEVICE memmap init of the NVDIMM (fsdax
 #                          map=dev and devdax), zone contiguity after a
 #                          virtio-mem plug, and re-use after free page
 #                          reporting (boot with or without
 #                          virtio_balloon.host_zeroes_reported=1)
 #   mmfast.demo=reporting  only the last one
+#   mmfast.kernel=base     the base kernel: the same measurements, the
+#                          checks of what only the series has left out
+#                          (and said so), no reporting part
 #   mmfast.pz_mb=N         size of each page_zeroed case (default 64)
 #   mmfast.demo_plug=MIB   memory plugged for the contiguity part (512)
-#   mmfast.rebinds=N       rebinds per pmem mode, median taken (3)
-# Every part checks what it shows: a bind that fails, a zone that is not
-# contiguous, a byte that does not read zero fail the scenario.
+#   mmfast.rebinds=N       timed rebinds per pmem mode, median taken (3)
+# Every part checks what it shows on the patched kernel: a bind that
+# fails, a zone that is not contiguous, a byte that does not read zero
+# fail the scenario.
 . /scenarios/lib.sh
 
 what=$(param mmfast.demo all)
+kernel=$(param mmfast.kernel patched)
 mb=$(param mmfast.pz_mb 64)
 more=$(param mmfast.demo_plug 512)
 n=$(param mmfast.rebinds 3)
 case "$what" in all|reporting) ;; *) bad "mmfast.demo must be all or reporting, not '$what'"; exit 1 ;; esac
+case "$kernel" in base|patched) ;; *) bad "mmfast.kernel must be base or patched, not '$kernel'"; exit 1 ;; esac
 for v in "$mb" "$more" "$n"; do
 	case "$v" in ''|0|*[!0-9]*) bad "mmfast.pz_mb, mmfast.demo_plug and mmfast.rebinds take a positive number, not '$v'"; exit 1 ;; esac
 done
@@ -28,16 +36,53 @@ demo() { echo "MMFAST-DEMO $*"; }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 tr=/sys/kernel/tracing
 [ -d $tr/trace_stat ] || mount -t tracefs tracefs $tr 2>/dev/null
+# Profiled times leave out the time the task spent scheduled out (in
+# cond_resched(), say, while page reporting or a kworker ran): the CPU
+# time of the function, not how busy the guest was meanwhile.
+echo 0 > $tr/options/sleep-time 2>/dev/null || say "cannot turn the profiler's sleep-time off: times include time scheduled out"
 
-# ZONE_DEVICE memory map of the NVDIMM: memmap_init_zone_device() times
-# from its pr_debug, the median of n binds per mode.
+# Function profiler (sleep-time off, above): prof_on FUNCTION-GLOB... profiles those functions
+# (fresh counts: enabling resets them); prof_off stops it; prof_us NAME
+# and prof_hits NAME print the microseconds and calls of the functions
+# whose name starts with NAME, summed over the CPUs.
+prof_on() {
+	echo 0 > $tr/function_profile_enabled
+	echo "$1" > $tr/set_ftrace_filter || return 1
+	shift
+	for f in "$@"; do
+		echo "$f" >> $tr/set_ftrace_filter || return 1
+	done
+	echo 1 > $tr/function_profile_enabled
+}
+prof_off() { echo 0 > $tr/function_profile_enabled; }
+prof_us() {
+	cat $tr/trace_stat/function* | awk -v f="$1" 'index($1, f) == 1 && ($4 == "us" || $4 == "ms" || $4 == "s") {
+		t += $4 == "s" ? $3 * 1000000 : $4 == "ms" ? $3 * 1000 : $3 } END { printf "%d\n", t }'
+}
+prof_hits() {
+	cat $tr/trace_stat/function* | awk -v f="$1" 'index($1, f) == 1 { n += $2 } END { print n + 0 }'
+}
+
+# ZONE_DEVICE memory map of the NVDIMM.  Per mode: one bind with the
+# functions that write struct pages field by field profiled (their calls
+# say which path ran: about one per struct page on the base, a handful
+# with the template), then n binds, each timed alone by the function
+# profiler (memmap_init_zone_device(), in microseconds; the base and the
+# series both have it), the median printed.  The struct pages per bind
+# come from memmap_init_zone_device()'s pr_debug.
+# rebind DRIVER DEV: unbind and bind DEV again.
+rebind() {
+	echo "$2" > "/sys/bus/nd/drivers/$1/unbind" && echo "$2" > "/sys/bus/nd/drivers/$1/bind"
+}
 pmem_part() {
 	memmap_debug_on || return
+	[ -w $tr/function_profile_enabled ] || { bad "no function profiler"; return; }
 	ns=$(ndctl list -N 2>/dev/null | sed -n 's/.*"dev":"\(namespace[0-9.]*\)".*/\1/p' | head -1)
 	[ -n "$ns" ] || { bad "no nvdimm namespace"; return; }
-	# The template path is off while the page_ref_set tracepoint is on.
+	# The series takes the template path unless the page_ref_set
+	# tracepoint is on.
 	ev=$tr/events/page_ref/page_ref_set/enable
-	demo template_path "$( [ -r $ev ] && [ "$(cat $ev)" != 0 ] && echo off || echo on)"
+	demo page_ref_tracepoint "$( [ -r $ev ] && [ "$(cat $ev)" != 0 ] && echo on || echo off)"
 	for mode in fsdax devdax; do
 		if [ $mode = fsdax ]; then
 			args="-m fsdax -M dev" drv=nd_pmem
@@ -48,59 +93,129 @@ pmem_part() {
 			{ bad "$mode: ndctl create-namespace $args failed"; continue; }
 		# map=dev: the memory map lives on the device (an altmap)
 		demo ${mode}_map "$(sed -n 's/.*"map":"\([a-z]*\)".*/\1/p' /tmp/ns.json)"
-		memmap_rebind $mode $drv "$n" || continue
+		dev=$(cd /sys/bus/nd/drivers/$drv && ls -d pfn* dax* namespace* 2>/dev/null | head -1)
+		[ -n "$dev" ] || { bad "$mode: nothing bound to $drv"; continue; }
+		dmesg -c > /dev/null
+		if prof_on '__init_zone_device_*'; then
+			rebind $drv "$dev" || { prof_off; bad "$mode: rebind of $dev failed"; continue; }
+			prof_off
+			demo ${mode}_field_calls "$(prof_hits __init_zone_device_)"
+		else
+			# Not a function (inlined) or not traceable here.
+			rebind $drv "$dev" || { bad "$mode: rebind of $dev failed"; continue; }
+			demo ${mode}_field_calls none
+		fi
+		i=0
+		: > /tmp/$mode.us
+		while [ $i -lt "$n" ]; do
+			echo "$dev" > "/sys/bus/nd/drivers/$drv/unbind" ||
+				{ bad "$mode: unbind $i of $dev failed"; break; }
+			prof_on memmap_init_zone_device || { bad "cannot profile memmap_init_zone_device"; break; }
+			echo "$dev" > "/sys/bus/nd/drivers/$drv/bind" ||
+				{ prof_off; bad "$mode: bind $i of $dev failed"; break; }
+			prof_off
+			[ "$(prof_hits memmap_init_zone_device)" = 1 ] &&
+				prof_us memmap_init_zone_device >> /tmp/$mode.us
+			i=$((i + 1))
+		done
+		dmesg | sed -n 's/.*memmap_init_zone_device initialised \([0-9]*\) pages in \([0-9]*\)ms.*/\1 \2/p' > /tmp/$mode.times
+		check "$mode: $((n + 1)) rebinds of $dev, $(wc -l < /tmp/$mode.us) of $n timed" \
+			test "$(wc -l < /tmp/$mode.us)" = "$n" -a "$(wc -l < /tmp/$mode.times)" = $((n + 1))
 		demo ${mode}_pages "$(head -1 /tmp/$mode.times | cut -d' ' -f1)"
-		demo ${mode}_ms "$(cut -d' ' -f2 /tmp/$mode.times | median)"
+		demo ${mode}_us "$(median < /tmp/$mode.us)"
+		demo ${mode}_us_all "$(tr '\n' ',' < /tmp/$mode.us | sed 's/,$//')"
 	done
 }
 
-# Zone contiguity: plug more virtio-mem memory (onlined movable), time the
-# decisions with the function profiler, read the verdict, and time the
-# full scan the base kernel runs after every hotplug operation
-# (zone_scan_contiguous(), kept by the series for DEBUG_VM; reading
-# /sys/kernel/debug/mm/zone_contiguous runs it).
+# The Movable zone's spanned pages.
+movable_spanned() { awk '/zone +Movable/ { z = 1 } z && $1 == "spanned" { print $2; exit }' /proc/zoneinfo; }
+
+# Zone contiguity.  A timed plug: plug more virtio-mem memory (onlined
+# movable) with the function profiler on what each hotplug operation runs
+# to decide contiguity: the series' count (zone_range_contiguous_pages(),
+# and the full scan zone_scan_contiguous() that DEBUG_VM kernels run to
+# confirm some "contiguous" verdicts), the base's full-zone scan
+# (set_zone_contiguous()).  Then a verdict plug of one memory block more:
+# the series' verdict from /sys/kernel/debug/mm/zone_contiguous (after
+# both plugs); the base has no such file, so its scan is traced with the
+# function graph tracer: a scan that calls __pageblock_pfn_to_page() for
+# fewer pageblocks than the zone spans stopped at a hole, and left the
+# zone non-contiguous.
 contig_part() {
 	zc=/sys/kernel/debug/mm/zone_contiguous
-	[ -r $zc ] || { bad "no $zc (needs CONFIG_DEBUG_VM)"; return; }
+	if [ "$kernel" = patched ]; then
+		[ -r $zc ] || { bad "no $zc (needs CONFIG_DEBUG_VM)"; return; }
+	fi
 	[ -w $tr/function_profile_enabled ] || { bad "no function profiler"; return; }
 	bs=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) >> 20 ))
 	plug=$(param mmfast.plug 512)
-	# The count (zone_range_contiguous_pages()) and, on DEBUG_VM
-	# kernels, the full scan that confirms every "contiguous" verdict.
-	echo zone_range_contiguous_pages > $tr/set_ftrace_filter &&
-	echo zone_scan_contiguous >> $tr/set_ftrace_filter ||
-		{ bad "cannot profile the contiguity decision"; return; }
-	echo 0 > $tr/function_profile_enabled
-	echo 1 > $tr/function_profile_enabled
+	if [ "$kernel" = patched ]; then
+		prof_on zone_range_contiguous_pages zone_scan_contiguous ||
+			{ bad "cannot profile the contiguity decision"; return; }
+	else
+		prof_on set_zone_contiguous || { bad "cannot profile set_zone_contiguous"; return; }
+	fi
 	target=$(( $(memtotal_kb) + more * 1024 ))
 	qmp_request_size $((plug + more))
 	wait_memtotal "$target" 120 $((plug + more)) ||
-		{ bad "virtio-mem plug of $more MiB did not arrive"; echo 0 > $tr/function_profile_enabled; return; }
-	echo 0 > $tr/function_profile_enabled
-	cat $tr/trace_stat/function* | awk '$4 == "us" || $4 == "ms" {
-		t[$1] += $4 == "ms" ? $3 * 1000 : $3 }
-		END { printf "%d %d\n", t["zone_range_contiguous_pages"], t["zone_scan_contiguous"] }' > /tmp/cu
-	read -r cus sus < /tmp/cu
+		{ bad "virtio-mem plug of $more MiB did not arrive"; prof_off; return; }
+	prof_off
 	nb=$(( more / bs ))
 	[ "$nb" -gt 0 ] || nb=1
 	demo contig_plug_mb "$more"
-	demo contig_count_us_per_block $(( cus / nb ))
-	demo contig_check_us_per_block $(( sus / nb ))
-	grep ' zone Movable ' $zc | sed 's/^/MMFAST: /'
-	c=$(grep ' zone Movable ' $zc | sed -n 's/.* contiguous \([01]\).*/\1/p')
-	demo contig_movable "${c:-none}"
-	check "ZONE_MOVABLE contiguous after plugging $more MiB" test "$c" = 1
-	echo zone_scan_contiguous > $tr/set_ftrace_filter || { bad "cannot profile zone_scan_contiguous"; return; }
-	echo 0 > $tr/function_profile_enabled
-	echo 1 > $tr/function_profile_enabled
-	cat $zc > /dev/null
-	echo 0 > $tr/function_profile_enabled
-	# one scan per zone: take the Movable zone's, the largest here
-	scan=$(cat $tr/trace_stat/function* | awk '$1 == "zone_scan_contiguous" && ($4 == "us" || $4 == "ms") {
-		t = $4 == "ms" ? $3 * 1000 : $3; if ($2 > 0 && t / $2 > m) m = t / $2 } END { printf "%d\n", m }')
-	demo contig_scan_us "$scan"
-	sp=$(awk '/zone +Movable/ { z = 1 } z && $1 == "spanned" { print $2; exit }' /proc/zoneinfo)
+	demo contig_blocks "$nb"
+	if [ "$kernel" = patched ]; then
+		demo contig_count_us_per_block $(( $(prof_us zone_range_contiguous_pages) / nb ))
+		demo contig_check_us_per_block $(( $(prof_us zone_scan_contiguous) / nb ))
+		grep ' zone Movable ' $zc | sed 's/^/MMFAST: /'
+		c=$(grep ' zone Movable ' $zc | sed -n 's/.* contiguous \([01]\).*/\1/p')
+		demo contig_movable "${c:-none}"
+		check "ZONE_MOVABLE contiguous after plugging $more MiB" test "$c" = 1
+	else
+		demo contig_base_calls "$(prof_hits set_zone_contiguous)"
+		demo contig_base_us_per_block $(( $(prof_us set_zone_contiguous) / nb ))
+	fi
+
+	# The verdict plug: one memory block more.
+	if [ "$kernel" = base ]; then
+		echo 0 > $tr/tracing_on
+		echo nop > $tr/current_tracer
+		echo set_zone_contiguous > $tr/set_ftrace_filter &&
+		echo __pageblock_pfn_to_page >> $tr/set_ftrace_filter &&
+		echo set_zone_contiguous > $tr/set_graph_function &&
+		echo 8192 > $tr/buffer_size_kb &&
+		echo function_graph > $tr/current_tracer &&
+		echo > $tr/trace ||
+			{ bad "cannot trace set_zone_contiguous with the function graph tracer"; return; }
+		echo 1 > $tr/tracing_on
+	fi
+	target=$(( $(memtotal_kb) + bs * 1024 ))
+	qmp_request_size $((plug + more + bs))
+	wait_memtotal "$target" 120 $((plug + more + bs)) ||
+		{ bad "virtio-mem plug of one more block ($bs MiB) did not arrive"; echo 0 > $tr/tracing_on; return; }
+	sp=$(movable_spanned)
+	demo contig_verdict_plug_mb "$bs"
 	demo contig_movable_mb $(( ${sp:-0} / 256 ))
+	if [ "$kernel" = patched ]; then
+		grep ' zone Movable ' $zc | sed 's/^/MMFAST: /'
+		c=$(grep ' zone Movable ' $zc | sed -n 's/.* contiguous \([01]\).*/\1/p')
+		demo contig_movable_after "${c:-none}"
+		check "ZONE_MOVABLE contiguous after plugging $bs MiB more" test "$c" = 1
+		return
+	fi
+	echo 0 > $tr/tracing_on
+	# Pageblocks of the span (pageblock_order is the PMD order here).
+	pb=$(( $(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size 2>/dev/null || echo 2097152) / 4096 ))
+	demo contig_pageblocks $(( (${sp:-0} + pb - 1) / pb ))
+	# Per scan, the pageblocks it looked at: 'scans LAST-SCAN'.
+	awk '/set_zone_contiguous\(\) \{/ { s++; k = 0 } /__pageblock_pfn_to_page\(\);/ { k++ }
+		/set_zone_contiguous\(\);/ { s++; k = 0 }
+		END { printf "%d %d\n", s, k }' $tr/trace > /tmp/scan
+	read -r scans looked < /tmp/scan
+	echo nop > $tr/current_tracer
+	say "set_zone_contiguous: $scans scans in the verdict plug, the last looked at $looked pageblocks"
+	demo contig_base_scans "$scans"
+	demo contig_base_scanned "$looked"
 }
 
 # Free page reporting: the page_zeroed kselftest dirties, frees and
@@ -137,9 +252,15 @@ reporting_part() {
 }
 
 demo accel "$(param mmfast.accel tcg)"
+demo kernel "$kernel"
 if [ "$what" = all ]; then
 	pmem_part
 	contig_part
 fi
-reporting_part
+if [ "$kernel" = base ]; then
+	say "reporting part left out: the base kernel cannot skip clears (mmfast.kernel=base)"
+	[ "$what" = all ] || bad "mmfast.demo=reporting shows nothing on the base kernel"
+else
+	reporting_part
+fi
 [ "$fails" = 0 ]
