@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Usage: tools/bench-report.py CSV [PNG]
+"""Usage: tools/bench-report.py [--help] CSV [PNG]
 
 Summarise a tools/bench CSV: for every metric, the per-run median for each
 side, then the median, min and max over runs, and the ratio of the first
@@ -51,10 +51,36 @@ def summarise(path):
     return scenario, sides, rows, "+".join(sorted(accels))
 
 
+def parse_args(argv):
+    """argv's operands, or an exit status: --help prints the usage and
+    gives 0; a bad option or operand count prints one line and gives 2."""
+    args, opts = [], True
+    for a in argv[1:]:
+        if opts and a == "--":
+            opts = False
+        elif opts and a in ("-h", "--help"):
+            sys.stdout.write(__doc__)
+            return 0
+        elif opts and a.startswith("-") and a != "-":
+            return usage_error("unknown option '%s'" % a)
+        else:
+            args.append(a)
+    if len(args) not in (1, 2):
+        return usage_error("takes a CSV and optionally a PNG, got %d arguments"
+                           % len(args))
+    return args
+
+
+def usage_error(msg):
+    sys.stderr.write("bench-report.py: error: %s (see --help)\n" % msg)
+    return 2
+
+
 def main(argv):
-    if len(argv) not in (2, 3) or argv[1] in ("-h", "--help"):
-        sys.stderr.write(__doc__)
-        return 0 if len(argv) == 2 else 2
+    args = parse_args(argv)
+    if isinstance(args, int):
+        return args
+    argv = [argv[0]] + args
     try:
         scenario, (sa, sb), rows, accel = summarise(argv[1])
     except (OSError, KeyError, ValueError) as e:

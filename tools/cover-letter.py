@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Usage: tools/cover-letter.py extract COVER.patch
-       tools/cover-letter.py notes PATCH
+"""Usage: tools/cover-letter.py [--help] extract COVER.patch
+       tools/cover-letter.py [--help] notes PATCH
 
 extract: print the subject (without the [PATCH ...] prefix), a blank line and the
 body of a 'git format-patch --cover-letter' file: the text tools/export-series
@@ -65,23 +65,36 @@ def notes(text):
     return "\n".join(out).strip("\n") + "\n" if any(out) else ""
 
 
+def usage_error(msg):
+    sys.stderr.write("cover-letter.py: error: %s (see --help)\n" % msg)
+    return 2
+
+
 def main(argv):
-    if len(argv) == 3 and argv[1] == "notes":
-        try:
-            with open(argv[2], encoding="utf-8") as f:
-                sys.stdout.write(notes(f.read()))
-        except OSError as e:
-            sys.stderr.write("cover-letter.py: %s: %s\n" % (argv[2], e))
-            return 1
-        return 0
-    if len(argv) != 3 or argv[1] != "extract":
-        sys.stderr.write(__doc__)
-        return 0 if len(argv) == 2 and argv[1] in ("-h", "--help") else 2
+    args, opts = [], True
+    for a in argv[1:]:
+        if opts and a == "--":
+            opts = False
+        elif opts and a in ("-h", "--help"):
+            sys.stdout.write(__doc__)
+            return 0
+        elif opts and a.startswith("-") and a != "-":
+            return usage_error("unknown option '%s'" % a)
+        else:
+            args.append(a)
+    if not args:
+        return usage_error("missing command (extract or notes)")
+    if args[0] not in ("extract", "notes"):
+        return usage_error("unknown command '%s' (extract or notes)" % args[0])
+    if len(args) != 2:
+        return usage_error("%s takes one file, got %d" % (args[0], len(args) - 1))
+    cmd, path = args
     try:
-        with open(argv[2], encoding="utf-8") as f:
-            sys.stdout.write(extract(f.read()))
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        sys.stdout.write(notes(text) if cmd == "notes" else extract(text))
     except (OSError, ValueError) as e:
-        sys.stderr.write("cover-letter.py: %s: %s\n" % (argv[2], e))
+        sys.stderr.write("cover-letter.py: %s: %s\n" % (path, e))
         return 1
     return 0
 

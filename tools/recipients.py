@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Usage: tools/recipients.py TREE MAINTAINERS SERIES CC-FILE COVER PATCH...
+"""Usage: tools/recipients.py [--help] TREE MAINTAINERS SERIES CC-FILE COVER PATCH...
 
 Give every patch of one series its own To: and Cc:, the way
 'b4 prep --auto-to-cc' and 'git send-email --cc-cmd' would: what the
@@ -85,10 +85,14 @@ def uniq(seq, drop=()):
 
 
 def insert(path, to, cc):
+    """PATH's text with To: and Cc: after its Subject: header."""
     text = open(path, encoding='utf-8').read()
     head, sep, body = text.partition('\n\n')
     lines = head.split('\n')
-    i = next(n for n, l in enumerate(lines) if l.startswith('Subject:')) + 1
+    i = next((n for n, l in enumerate(lines) if l.startswith('Subject:')), None)
+    if i is None:
+        raise ValueError('%s: no Subject: header' % path)
+    i += 1
     while i < len(lines) and lines[i][:1] in (' ', '\t'):
         i += 1
     new = []
@@ -96,32 +100,56 @@ def insert(path, to, cc):
         if who:
             new.append('%s: %s' % (name, ',\n    '.join(who)))
     lines[i:i] = new
-    with open(path, 'w', encoding='utf-8') as f:
-        f.write('\n'.join(lines) + sep + body)
+    return '\n'.join(lines) + sep + body
+
+
+def usage_error(msg):
+    sys.stderr.write('recipients.py: error: %s (see --help)\n' % msg)
+    return 2
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[1] in ('-h', '--help'):
-        sys.stdout.write(__doc__)
-        return 0
-    if len(argv) < 7:
-        sys.stderr.write(__doc__)
-        return 2
-    tree, mfile, series, ccfile, cover = argv[1:6]
-    patches = argv[6:]
-    all_to, all_cc = [], []
+    args, opts = [], True
+    for a in argv[1:]:
+        if opts and a == '--':
+            opts = False
+        elif opts and a in ('-h', '--help'):
+            sys.stdout.write(__doc__)
+            return 0
+        elif opts and a.startswith('-'):
+            return usage_error("unknown option '%s'" % a)
+        else:
+            args.append(a)
+    if len(args) < 6:
+        return usage_error('need TREE MAINTAINERS SERIES CC-FILE COVER and at '
+                           'least one PATCH, got %d arguments' % len(args))
+    tree, mfile, series, ccfile, cover = args[:5]
+    patches = args[5:]
+    if not os.path.isfile(os.path.join(tree, 'scripts', 'get_maintainer.pl')):
+        return usage_error('%s is not a kernel tree (no scripts/get_maintainer.pl)' % tree)
+    for f in [mfile, ccfile, cover] + patches:
+        if not os.path.isfile(f):
+            return usage_error('%s: no such file' % f)
+    # Every patch's recipients first, then the edits: a failing
+    # get_maintainer.pl leaves no file half-done.
+    edits, all_to, all_cc = [], [], []
     for p in patches:
-        to, cc = get_maintainer(tree, os.path.abspath(mfile), p)
+        to, cc = get_maintainer(tree, os.path.abspath(mfile), os.path.abspath(p))
         cc += extra(ccfile, series, touched(p))
         to = uniq(to)
         cc = uniq(cc, drop=to)
-        insert(p, to, cc)
+        edits.append((p, to, cc))
         all_to += to
         all_cc += cc
     # The cover letter leads with the mm tree, where these series go.
     all_to = uniq(all_to)
     all_to.sort(key=lambda w: 0 if addr(w) in ('akpm@linux-foundation.org', 'linux-mm@kvack.org') else 1)
-    insert(cover, all_to, uniq(all_cc, drop=all_to))
+    edits.append((cover, all_to, uniq(all_cc, drop=all_to)))
+    texts = [(p, insert(p, to, cc)) for p, to, cc in edits]
+    for p, text in texts:
+        with open(p + '.tmp', 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.replace(p + '.tmp', p)
     return 0
 
 

@@ -54,14 +54,26 @@ class Qmp:
             return reply.get('return')
 
 
+def usage_error(msg):
+    print('vm-console.py: error: %s (see --help)' % msg, file=sys.stderr)
+    return 2
+
+
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] in ('-h', '--help'):
-        print(__doc__.strip())
-        return 0
-    if len(sys.argv) != 3:
-        print('vm-console.py: need LOG and QMP_SOCKET (see --help)', file=sys.stderr)
-        return 2
-    log_path, qmp_path = sys.argv[1], sys.argv[2]
+    args, opts = [], True
+    for a in sys.argv[1:]:
+        if opts and a == '--':
+            opts = False
+        elif opts and a in ('-h', '--help'):
+            print(__doc__.strip())
+            return 0
+        elif opts and a.startswith('-'):
+            return usage_error("unknown option '%s'" % a)
+        else:
+            args.append(a)
+    if len(args) != 2:
+        return usage_error('need LOG and QMP_SOCKET, got %d arguments' % len(args))
+    log_path, qmp_path = args
     qmp = None
     out = sys.stdout.buffer
     with open(log_path, 'wb') as log:
