@@ -28,6 +28,8 @@
 # mhp_{init,deinit}_memmap_on_memory() paths need dax/kmem or ACPI hotplug.)
 #   mmfast.hp_steps=MiB,...   requested sizes in order (default 1024,0)
 #   mmfast.hp_kernel=0          skip the round onlined as kernel memory
+#   mmfast.hp_memtest_timeout=S seconds before a mem-on-off-test run stuck in
+#                               an offline is killed and run again (240)
 #   mmfast.hp_compaction_test=0 skip the upstream kselftests (benchmark
 #                               runs): compaction_test after every step,
 #                               and memory-hotplug's mem-on-off-test.sh
@@ -53,12 +55,14 @@
 steps=$(param mmfast.hp_steps 1024,0 | tr , " ")
 kround=$(param mmfast.hp_kernel 1)
 ctest=$(param mmfast.hp_compaction_test 1)
+mtimeout=$(param mmfast.hp_memtest_timeout 240)
 pwant=$(param mmfast.hp_profile "" | tr , " ")
 warmup=$(param mmfast.hp_warmup 0)
 case "$warmup" in ''|*[!0-9]*) bad "mmfast.hp_warmup must be a size in MiB, not '$warmup'"; exit 1 ;; esac
 [ -n "$steps" ] || { bad "mmfast.hp_steps is empty: no step to run"; exit 1; }
 case "$kround" in 0|1) ;; *) bad "mmfast.hp_kernel must be 0 or 1, not '$kround'"; exit 1 ;; esac
 case "$ctest" in 0|1) ;; *) bad "mmfast.hp_compaction_test must be 0 or 1, not '$ctest'"; exit 1 ;; esac
+case "$mtimeout" in ''|*[!0-9]*|0) bad "mmfast.hp_memtest_timeout must be a number of seconds, not '$mtimeout'"; exit 1 ;; esac
 [ -r /proc/config.gz ] || { bad "no /proc/config.gz: cannot tell whether this kernel has CONFIG_DEBUG_VM"; exit 1; }
 debug_vm=$(zcat /proc/config.gz | grep -c '^CONFIG_DEBUG_VM=y')
 say "DEBUG_VM: $debug_vm"
@@ -157,11 +161,52 @@ compaction() {
 # until enough went offline) and onlines them again.  Its memory notifier
 # error injection part needs a module this kernel does not have and is
 # skipped (it exits with the result of the rest).
+# offline_pages() retries for as long as a page of the block can neither
+# be migrated nor freed, until a fatal signal (upstream behaviour): a run
+# that has not finished after mmfast.hp_memtest_timeout seconds (default
+# 240) has its offlining task's stack and every CPU's backtrace printed,
+# is killed (SIGKILL ends the retries) and runs once more from the start
+# (it onlines what it left offline first).  Two such runs in a row fail.
+memtest_once() {
+	local t=$1 f=/tmp/memtest.out pid n=0
+	bash $t -r 10 > $f 2>&1 &
+	pid=$!
+	while kill -0 $pid 2>/dev/null && [ $n -lt "$mtimeout" ]; do
+		sleep 1
+		n=$((n + 1))
+	done
+	if kill -0 $pid 2>/dev/null; then
+		say "mem-on-off-test: still running after $n s, at: $(grep -o 'online->offline memory[0-9]*' $f | tail -n 1)"
+		for k in /proc/[0-9]*/stack; do
+			grep -q -e offline_pages -e memory_subsys_offline -e migrate_pages $k 2>/dev/null || continue
+			sed "s|^|MMFAST:   stack of ${k%/stack}: |" $k
+		done
+		[ ! -w /proc/sysrq-trigger ] || echo l > /proc/sysrq-trigger
+		# The test and its subshells (the one writing "offline" too).
+		for k in /proc/[0-9]*; do
+			grep -q mem-on-off-test $k/cmdline 2>/dev/null && kill -9 ${k#/proc/} 2>/dev/null
+		done
+		wait $pid 2>/dev/null
+		memtest_out=$(cat $f)
+		return 124
+	fi
+	wait $pid
+	memtest_rc=$?
+	memtest_out=$(cat $f)
+	return 0
+}
 memtest() {
 	local t=/selftests/memory-hotplug/mem-on-off-test.sh out rc
 	[ -f $t ] || { bad "$1: $t is not in the initramfs"; return; }
-	out=$(bash $t -r 10 2>&1)
-	rc=$?
+	if ! memtest_once $t; then
+		say "$1: mem-on-off-test killed after ${mtimeout} s in an offline; running it again"
+		if ! memtest_once $t; then
+			bad "$1: mem-on-off-test killed after ${mtimeout} s in an offline, twice in a row"
+			return
+		fi
+	fi
+	out=$memtest_out
+	rc=$memtest_rc
 	echo "$out" | grep -E 'Test scope|trying to offline|FAILED|SKIPPED|skip' |
 		sed "s/^[[:space:]]*/MMFAST:   mem-on-off-test: /"
 	say "$1: mem-on-off-test offlined $(echo "$out" | grep -c -- '-> Success') block(s), $(echo "$out" | grep -c -- '-> Failure') refused"
