@@ -11,9 +11,13 @@ Prints a Markdown table; with PNG, draws the ratios as a bar chart
 (matplotlib).
 """
 import csv
+import os
 import statistics
 import sys
 from collections import defaultdict
+sys.dont_write_bytecode = True  # nothing left in tools/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli import operands, usage_error  # noqa: E402
 
 
 def summarise(path):
@@ -52,28 +56,14 @@ def summarise(path):
 
 
 def parse_args(argv):
-    """argv's operands, or an exit status: --help prints the usage and
-    gives 0; a bad option or operand count prints one line and gives 2."""
-    args, opts = [], True
-    for a in argv[1:]:
-        if opts and a == "--":
-            opts = False
-        elif opts and a in ("-h", "--help"):
-            sys.stdout.write(__doc__)
-            return 0
-        elif opts and a.startswith("-") and a != "-":
-            return usage_error("unknown option '%s'" % a)
-        else:
-            args.append(a)
+    """argv's operands, or an exit status (tools/cli.py)."""
+    args = operands(argv, __doc__)
+    if isinstance(args, int):
+        return args
     if len(args) not in (1, 2):
         return usage_error("takes a CSV and optionally a PNG, got %d arguments"
                            % len(args))
     return args
-
-
-def usage_error(msg):
-    sys.stderr.write("bench-report.py: error: %s (see --help)\n" % msg)
-    return 2
 
 
 def main(argv):

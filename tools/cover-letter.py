@@ -12,8 +12,12 @@ notes: print the note 'git format-patch --notes' put below the '---' line
 of PATCH (what tools/apply-series attaches again with 'git notes'), or
 nothing if it has none.
 """
+import os
 import re
 import sys
+sys.dont_write_bytecode = True  # nothing left in tools/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli import operands, usage_error  # noqa: E402
 
 
 def extract(text):
@@ -65,23 +69,10 @@ def notes(text):
     return "\n".join(out).strip("\n") + "\n" if any(out) else ""
 
 
-def usage_error(msg):
-    sys.stderr.write("cover-letter.py: error: %s (see --help)\n" % msg)
-    return 2
-
-
 def main(argv):
-    args, opts = [], True
-    for a in argv[1:]:
-        if opts and a == "--":
-            opts = False
-        elif opts and a in ("-h", "--help"):
-            sys.stdout.write(__doc__)
-            return 0
-        elif opts and a.startswith("-") and a != "-":
-            return usage_error("unknown option '%s'" % a)
-        else:
-            args.append(a)
+    args = operands(argv, __doc__)
+    if isinstance(args, int):
+        return args
     if not args:
         return usage_error("missing command (extract or notes)")
     if args[0] not in ("extract", "notes"):

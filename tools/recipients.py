@@ -18,6 +18,9 @@ import os
 import re
 import subprocess
 import sys
+sys.dont_write_bytecode = True  # nothing left in tools/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli import operands, usage_error  # noqa: E402
 
 LKML = 'linux-kernel@vger.kernel.org'
 
@@ -103,23 +106,10 @@ def insert(path, to, cc):
     return '\n'.join(lines) + sep + body
 
 
-def usage_error(msg):
-    sys.stderr.write('recipients.py: error: %s (see --help)\n' % msg)
-    return 2
-
-
 def main(argv):
-    args, opts = [], True
-    for a in argv[1:]:
-        if opts and a == '--':
-            opts = False
-        elif opts and a in ('-h', '--help'):
-            sys.stdout.write(__doc__)
-            return 0
-        elif opts and a.startswith('-'):
-            return usage_error("unknown option '%s'" % a)
-        else:
-            args.append(a)
+    args = operands(argv, __doc__)
+    if isinstance(args, int):
+        return args
     if len(args) < 6:
         return usage_error('need TREE MAINTAINERS SERIES CC-FILE COVER and at '
                            'least one PATCH, got %d arguments' % len(args))

@@ -14,9 +14,13 @@ side is qmp_request_size in vm/scenarios/lib.sh, which repeats a request
 until the guest sees it done, as console output can garble a line.
 """
 import json
+import os
 import re
 import socket
 import sys
+sys.dont_write_bytecode = True  # nothing left in tools/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli import operands, usage_error  # noqa: E402
 
 # Not anchored: kernel messages on the serial console can run into the line.
 REQ = re.compile(rb'MMFAST-QMP requested-size (\d+)(?!\d)')
@@ -54,23 +58,10 @@ class Qmp:
             return reply.get('return')
 
 
-def usage_error(msg):
-    print('vm-console.py: error: %s (see --help)' % msg, file=sys.stderr)
-    return 2
-
-
 def main():
-    args, opts = [], True
-    for a in sys.argv[1:]:
-        if opts and a == '--':
-            opts = False
-        elif opts and a in ('-h', '--help'):
-            print(__doc__.strip())
-            return 0
-        elif opts and a.startswith('-'):
-            return usage_error("unknown option '%s'" % a)
-        else:
-            args.append(a)
+    args = operands(sys.argv, __doc__.strip())
+    if isinstance(args, int):
+        return args
     if len(args) != 2:
         return usage_error('need LOG and QMP_SOCKET, got %d arguments' % len(args))
     log_path, qmp_path = args
