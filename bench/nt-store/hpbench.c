@@ -24,15 +24,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "timing.h"
+
 #define SLOT_WORDS 8	/* 64-byte struct page */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void fill(uint64_t *dst, size_t words, const uint64_t *img, int nt)
 {
@@ -60,19 +54,6 @@ static void free_pass(uint64_t *dst, size_t words)
 		d[i + 6] = d[i + 6] | 0xffffffffull;	/* page_type */
 		d[i + 6] = d[i + 6] & ~(0xffffffffull << 32);	/* _refcount */
 	}
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)

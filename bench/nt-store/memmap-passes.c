@@ -48,6 +48,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "timing.h"
+
 #define SLOT_WORDS	8	/* 64-byte struct page */
 #define MAX_ORDER	10
 #define MAX_PAGES	(1ul << MAX_ORDER)
@@ -79,14 +81,6 @@ static const char *const mode_name[] = { "early", "hotplug", "deferred" };
 static uint64_t list_head[2];	/* the model zone free list */
 static uint8_t *pageblock_mt;	/* one byte per pageblock */
 static volatile uint64_t sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static inline volatile uint32_t *mapcount(uint64_t *p)
 {
@@ -222,19 +216,6 @@ static void run(uint64_t *map, size_t pages, int mode, int method)
 			free_block(map, b);
 		}
 	}
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void usage(FILE *f)

@@ -24,13 +24,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "timing.h"
 
 static void fill_regular(uint64_t *dst, size_t words, const uint64_t *img,
 			 size_t iw)
@@ -51,13 +45,6 @@ static void fill_nt(uint64_t *dst, size_t words, const uint64_t *img,
 		for (j = 0; j < iw; j++)
 			asm volatile("movnti %1, %0" : "=m"(dst[i + j]) : "r"(img[j]));
 	asm volatile("sfence" ::: "memory");
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 #define SECTION_BYTES	(256 << 10)
