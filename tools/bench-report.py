@@ -55,6 +55,16 @@ def summarise(path):
     return scenario, sides, rows, "+".join(sorted(accels))
 
 
+def shown(unit, values):
+    """values as the table shows them, and their unit: guest instruction
+    counts (icount) in millions with two decimals, the rest with one."""
+    if unit == "insn":
+        return tuple("%.2f" % (v / 1e6) for v in values), "M insn"
+    if unit.endswith("/page"):
+        return tuple("%.2f" % v for v in values), unit
+    return tuple("%.1f" % v for v in values), unit
+
+
 def parse_args(argv):
     """argv's operands, or an exit status (tools/cli.py)."""
     args = operands(argv, __doc__)
@@ -83,8 +93,9 @@ def main(argv):
           % (scenario, accel, sa, sb, sa, sb))
     print("|---|---|---|---|---|")
     for m, u, n, b, bmin, bmax, p, pmin, pmax, r in rows:
-        print("| %s (%s) | %d+%d | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f] | %.2fx |"
-              % (m, u, n, n, b, bmin, bmax, p, pmin, pmax, r))
+        vals, u = shown(u, (b, bmin, bmax, p, pmin, pmax))
+        print("| %s (%s) | %d+%d | %s [%s-%s] | %s [%s-%s] | %.2fx |"
+              % ((m, u, n, n) + vals + (r,)))
     if len(argv) == 3:
         try:
             import matplotlib

@@ -71,8 +71,8 @@ static int __init memremap_bench_init(void)
 			ret = PTR_ERR(p);
 			break;
 		}
-		pr_info("memremap_bench: memremap_pages %lld us\n",
-			ktime_us_delta(ktime_get(), t0));
+		pr_info("memremap_bench: memremap_pages %lld ns\n",
+			ktime_to_ns(ktime_sub(ktime_get(), t0)));
 		memunmap_pages(&pgmap);
 	}
 	release_mem_region(res->start, resource_size(res));

@@ -4,8 +4,9 @@
 # calls set_zone_contiguous() once per populated zone, in the base and in
 # the series alike (the series counts a zone only when memory hotplug
 # first changes it; without CONFIG_MEMORY_HOTPLUG both compile to the same
-# instructions).  Metric: boot_init_ms, the time the kernel took to start
-# /init (the "Run /init as init process" line of the log).
+# instructions).  Metric: boot_init, the time the kernel took to start
+# /init (the "Run /init as init process" line of the log): guest
+# instructions under tools/run-vm --icount.
 # Boot with the function graph tracer limited to that function to see
 # each call too:
 #   ftrace=function_graph ftrace_graph_filter=set_zone_contiguous
@@ -16,9 +17,9 @@
 # (-m, memmap= for a hole).
 . /scenarios/lib.sh
 
-t=$(dmesg | sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' | head -1)
+t=$(printk_ns 'Run /init as init process')
 [ -n "$t" ] || { bad "no 'Run /init as init process' line in the kernel log"; exit 1; }
-metric boot_init_ms "$(echo "$t" | awk '{ printf "%.1f", $1 * 1000 }')" ms
+span boot_init "$t"
 
 tr=/sys/kernel/tracing
 [ -d $tr/trace_stat ] || mount -t tracefs tracefs $tr 2>/dev/null

@@ -41,15 +41,26 @@
 #                               memory map of plugged memory is allocated
 #                               from (QEMU backs guest RAM on first touch,
 #                               which dominates a first plug under TCG)
-#   mmfast.hp_profile=FUNC,...  profile these functions instead of the
-#                               contiguity decisions (inclusive times of
-#                               the function profiler, per step)
-# Metrics: plug_ms and unplug_ms per step (until MemTotal has followed),
-# and with the function profiler (CONFIG_FUNCTION_PROFILER) contig_us, the
-# time spent deciding zone contiguity, and contig_us_per_block, that time
-# per memory block onlined or offlined; with mmfast.hp_profile,
-# plug_FUNC_us or unplug_FUNC_us for each function instead (and a line
-# per function with its calls).
+#   mmfast.hp_profile=FUNC,...  profile these functions too (their
+#                               metrics: plug_FUNC, unplug_FUNC)
+# Metrics per step, from the ftrace function profiler
+# (CONFIG_FUNCTION_PROFILER; times callees included, time scheduled out
+# left out; guest instructions under tools/run-vm --icount, microseconds
+# otherwise):
+#   plug, unplug      the kernel's work for the step: add_memory_driver_managed()
+#                     (adds and, auto-onlined, onlines each block), and
+#                     offline_and_remove_memory() plus alloc_contig_range()
+#                     (virtio-mem's unplug of whole blocks and of parts);
+#   plug_per_page, unplug_per_page  that per struct page plugged or
+#                     unplugged (a 4 KiB page each);
+#   plug_FUNC, unplug_FUNC  each of online_pages(), offline_pages() and the
+#                     functions above alone;
+#   contig, contig_per_block  deciding zone contiguity (the base's
+#                     set_zone_contiguous(); the series' recounts and
+#                     updates), and that per memory block;
+#   plug_ms, unplug_ms  without --icount only: the time until MemTotal
+#                     followed the request, by the guest's clock
+#                     (includes the host's part: QMP, backing the pages).
 . /scenarios/lib.sh
 
 steps=$(param mmfast.hp_steps 1024,0 | tr , " ")
@@ -81,62 +92,61 @@ done
 # (a middle one, leaving a hole) only when asked to.
 export ZONE_CONTIGUOUS_OFFLINE=1
 
-# The function profiler, if built in, times the contiguity decisions.
-tr=/sys/kernel/tracing
-[ -d $tr/trace_stat ] || mount -t tracefs tracefs $tr 2>/dev/null
-prof=
-if [ -w $tr/function_profile_enabled ]; then
-	# Times include callees.  The base decides with set_zone_contiguous();
-	# the series with zone_range_contiguous_pages() (the recounts of
-	# zone_contiguous_begin/end(), which the compiler may inline) and
-	# zone_update_contiguous(), none of which calls another.
-	# A kernel without the count (the base, or another series alone)
-	# decides with set_zone_contiguous() alone.
-	if [ -n "$pwant" ]; then pfuncs=$pwant
-	elif [ "$kernel" = base ] ||
-	     ! grep -qx 'zone_update_contiguous' $tr/available_filter_functions; then
-		pfuncs=set_zone_contiguous
-	else pfuncs="zone_range_contiguous_pages zone_update_contiguous"; fi
-	: > $tr/set_ftrace_filter
-	for f in $pfuncs; do
-		echo "$f" >> $tr/set_ftrace_filter 2>/dev/null && continue
+# The function profiler times the step's work and the contiguity
+# decisions.
+prof_init || { bad "no function profiler (CONFIG_FUNCTION_PROFILER)"; exit 1; }
+# The base decides with set_zone_contiguous(); the series with
+# zone_range_contiguous_pages() (the recounts of
+# zone_contiguous_begin/end(), which the compiler may inline) and
+# zone_update_contiguous(), none of which calls another.  A kernel
+# without the count (the base, or another series alone) decides with
+# set_zone_contiguous() alone.
+if [ "$kernel" = base ] || ! prof_traceable zone_update_contiguous; then
+	cfuncs=set_zone_contiguous
+else
+	cfuncs="zone_range_contiguous_pages zone_update_contiguous"
+fi
+# The step's work: top-level calls (none calls another), then parts.
+plugf=add_memory_driver_managed
+unplugf="offline_and_remove_memory alloc_contig_range_noprof"
+wfuncs="$plugf $unplugf online_pages offline_pages"
+pfuncs=
+for f in $cfuncs $wfuncs $pwant; do
+	case " $pfuncs " in *" $f "*) continue ;; esac
+	if prof_traceable "$f"; then
+		pfuncs="$pfuncs $f"
+	else
 		# Asked-for functions may be inlined in one kernel and not
 		# in the other: say so and go on.
-		[ -n "$pwant" ] || { bad "cannot profile $f"; exit 1; }
+		case " $cfuncs $plugf $unplugf " in
+		*" $f "*) bad "cannot profile $f"; exit 1 ;;
+		esac
 		say "profile: $f is not traceable in this kernel"
-	done
-	prof=1
-	say "profiling: $(cat $tr/set_ftrace_filter | tr '\n' ' ')"
-elif [ -n "$pwant" ]; then
-	bad "mmfast.hp_profile needs a kernel with CONFIG_FUNCTION_PROFILER"
-	exit 1
-fi
-prof_start() { [ -z "$prof" ] || { echo 0 > $tr/function_profile_enabled; echo 1 > $tr/function_profile_enabled; }; }
-# prof_stop BLOCKS WHAT: report the time spent in the profiled functions.
-prof_stop() {
-	[ -n "$prof" ] || return 0
-	nb=$1
-	echo 0 > $tr/function_profile_enabled
-	if [ -n "$pwant" ]; then
-		# Per function, summed over the CPUs: "FUNC HITS US".
-		cat $tr/trace_stat/function* | awk '$4 == "us" || $4 == "ms" {
-			t = $4 == "ms" ? $3 * 1000 : $3; sum[$1] += t; hits[$1] += $2 }
-			END { for (f in sum) printf "%s %d %d\n", f, hits[f], sum[f] }' |
-		sort | while read -r f h us; do
-			say "profile $2: $f $h calls $us us ($nb blocks)"
-			metric "${2}_${f}_us" "$us" us
-		done
-		return 0
 	fi
-	# "function  hits  time us  avg us  s^2 us", one file per CPU
-	us=$(cat $tr/trace_stat/function* | awk '$4 == "us" || $4 == "ms" {
-		t = $4 == "ms" ? $3 * 1000 : $3; sum += t; hits += $2 }
-		END { printf "%d %d\n", sum, hits }')
-	set -- $us
-	metric "contig_us" "$1" us
-	say "contiguity decisions: $2 calls, $1 us for $nb memory blocks"
+done
+say "profiling:$pfuncs"
+# shellcheck disable=SC2086
+prof_start() { prof_on $pfuncs || { bad "cannot profile$pfuncs"; exit 1; }; }
+# prof_stop BLOCKS WHAT: report the step's profiled work.
+prof_stop() {
+	local nb=$1 f ns c=0 w=0 pages
+	prof_off
+	pages=$(( nb * block_kb / 4 ))
+	for f in $pfuncs; do
+		ns=$(prof_ns "$f")
+		say "profile $2: $f $(prof_hits "$f") calls $ns ns ($nb blocks)"
+		case " $cfuncs " in *" $f "*) c=$((c + ns)); continue ;; esac
+		span "${2}_$f" "$ns"
+		case " $([ "$2" = plug ] && echo $plugf || echo $unplugf) " in
+		*" $f "*) w=$((w + ns)) ;;
+		esac
+	done
+	span "$2" "$w"
+	per_page "${2}_per_page" "$w" "$pages"
+	span contig "$c"
+	say "contiguity decisions: $c ns for $nb memory blocks"
 	[ "$nb" -gt 0 ] || return 0
-	metric "contig_us_per_block" $(( $1 / nb )) us
+	span contig_per_block $(( c / nb ))
 }
 
 # compaction WHAT MODE MIB: run the upstream compaction_test.
@@ -243,7 +253,7 @@ round() {
 		if wait_memtotal "$want" "$tmo" "$s"; then
 			t1=$(now_ms)
 			ok "$mode: requested $s MiB, MemTotal $(memtotal_kb) kB after $((t1 - t0)) ms"
-			metric "${what}_ms" $((t1 - t0)) ms
+			[ "$icount" = 1 ] || metric "${what}_ms" $((t1 - t0)) ms
 			prof_stop "$blocks" "$what"
 		elif [ "$mode" = online ] && [ "$what" = unplug ]; then
 			say "$mode: unplug to $s MiB incomplete, MemTotal $(memtotal_kb) kB (kernel memory)"

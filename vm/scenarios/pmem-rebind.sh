@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Rebind the pmem drivers over the emulated NVDIMM and time the memory map
-# initialisation of each bind (pr_debug of memmap_init_zone_device()):
+# initialisation of each bind (memmap_init_zone_device(), function
+# profiler; guest instructions under tools/run-vm --icount):
 #   fsdax, map=dev (nd_pmem, order-0 pages, memmap on the device)
 #   devdax, align=2M (dax_pmem, 2 MiB compound pages, memmap on the device)
 # mmfast.rebinds=N rebinds per mode (default 10).  Fails if a bind fails,
@@ -15,13 +16,15 @@ memmap_debug_on || exit 1
 ns=$(ndctl list -N 2>/dev/null | sed -n 's/.*"dev":"\(namespace[0-9.]*\)".*/\1/p' | head -1)
 [ -n "$ns" ] || { bad "no nvdimm namespace"; exit 1; }
 
-# rebind MODE DRIVER: n rebinds, each bind's memory map time a metric.
+# rebind MODE DRIVER: n rebinds, each bind's memory map time a metric
+# (MODE_memmap_init), and per struct page (MODE_per_page).
 rebind() {
 	memmap_rebind "$1" "$2" "$n" || return 0
-	while read -r pages ms; do
-		metric "${1}_memmap_init" "$ms" ms
+	while read -r pages ns; do
+		span "${1}_memmap_init" "$ns"
+		per_page "${1}_per_page" "$ns" "$pages"
 	done < "/tmp/$1.times"
-	say "$1: $(head -1 "/tmp/$1.times" | cut -d' ' -f1) pages per bind, ms: $(cut -d' ' -f2 "/tmp/$1.times" | tr '\n' ' ')"
+	say "$1: $(head -1 "/tmp/$1.times" | cut -d' ' -f1) pages per bind, ns: $(cut -d' ' -f2 "/tmp/$1.times" | tr '\n' ' ')"
 }
 
 check "fsdax map=dev namespace on $ns" \
