@@ -39,8 +39,10 @@ say "memory: $(grep MemTotal /proc/meminfo | tr -s ' ')"
 present() {
 	awk -v z="$1" '$1 == "Node" && $2 == "0," { cur = $4 } cur == z && $1 == "present" { print $2; exit }' /proc/zoneinfo
 }
-# The highest populated zone (deferred init's) and the ones below it.
-zones=$(awk '$1 == "Node" && $2 == "0," { z = $4 } z != "" && $1 == "present" && $2 > 0 { print z; z = "" }' /proc/zoneinfo)
+# The highest zone populated at boot (deferred init's) and the ones below
+# it; ZONE_MOVABLE holds only what memory hotplug added here (no
+# movablecore=), ZONE_DEVICE nothing counted.
+zones=$(awk '$1 == "Node" && $2 == "0," { z = $4 } z ~ /^(DMA|DMA32|Normal)$/ && $1 == "present" && $2 > 0 { print z; z = "" }' /proc/zoneinfo)
 top=$(echo "$zones" | tail -1)
 below=0
 for z in $(echo "$zones" | sed '$d'); do below=$((below + $(present "$z"))); done
@@ -57,8 +59,8 @@ if [ -z "$d" ]; then
 elif [ "$icount" = 1 ]; then
 	tr=/sys/kernel/tracing
 	[ -r $tr/trace ] || mount -t tracefs tracefs $tr 2>/dev/null
-	t0=$(sed -n 's/.* \([0-9]*\)\.\([0-9]*\): deferred_init_memmap .*/\1\2/p' $tr/trace 2>/dev/null |
-		head -1 | awk '{ printf "%d000\n", $1 }')
+	t0=$(sed -n 's/.* \([0-9]*\)\.\([0-9]*\): deferred_init_memmap .*/\1 \2/p' $tr/trace 2>/dev/null |
+		head -1 | sec_us_ns)
 	t1=$(printk_ns 'deferred pages initialised')
 	if [ -z "$t0" ]; then
 		bad "no deferred_init_memmap() entry in the trace: boot with ftrace=function ftrace_filter=deferred_init_memmap"
@@ -71,8 +73,8 @@ else
 fi
 if [ "$icount" = 1 ]; then
 	e0=$(printk_ns 'pages in unavailable ranges')
-	e1=$(dmesg | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]*\)\] .*pages in unavailable ranges.*/\1\2/p' |
-		tail -1 | awk '{ printf "%d000\n", $1 }')
+	e1=$(dmesg | sed -n 's/^\[ *\([0-9]*\)\.\([0-9]*\)\] .*pages in unavailable ranges.*/\1 \2/p' |
+		tail -1 | sec_us_ns)
 	if [ -z "$e0" ] || [ "$e0" = "$e1" ]; then
 		bad "fewer than two 'pages in unavailable ranges' lines: cannot bracket memmap_init()"
 	elif [ "$e0" = 0 ]; then

@@ -129,14 +129,15 @@ say "profiling:$pfuncs"
 prof_start() { prof_on $pfuncs || { bad "cannot profile$pfuncs"; exit 1; }; }
 # prof_stop BLOCKS WHAT: report the step's profiled work.
 prof_stop() {
-	local nb=$1 f ns c=0 w=0 pages
+	local nb=$1 f ns h c=0 w=0 pages
 	prof_off
 	pages=$(( nb * block_kb / 4 ))
 	for f in $pfuncs; do
 		ns=$(prof_ns "$f")
-		say "profile $2: $f $(prof_hits "$f") calls $ns ns ($nb blocks)"
+		h=$(prof_hits "$f")
+		say "profile $2: $f $h calls $ns ns ($nb blocks)"
 		case " $cfuncs " in *" $f "*) c=$((c + ns)); continue ;; esac
-		span "${2}_$f" "$ns"
+		[ "$h" = 0 ] || span "${2}_$f" "$ns"
 		case " $([ "$2" = plug ] && echo $plugf || echo $unplugf) " in
 		*" $f "*) w=$((w + ns)) ;;
 		esac

@@ -48,10 +48,14 @@ per_page() {
 		"$([ "$icount" = 1 ] && echo insn/page || echo ns/page)"
 }
 # printk_ns PATTERN: the timestamp of the first kernel log line matching
-# PATTERN (sed regex), in nanoseconds (the log has microseconds).
+# PATTERN (sed regex, no '|'), in nanoseconds (the log has microseconds).
 printk_ns() {
-	dmesg | sed -n "s/^\[ *\([0-9]*\)\.\([0-9]*\)\] .*$1.*/\1\2/p" | head -1 |
-		awk '{ printf "%d000\n", $1 }'
+	dmesg | sed -n "s|^\[ *\([0-9]*\)\.\([0-9]*\)\] .*$1.*|\1 \2|p" | head -1 | sec_us_ns
+}
+# sec_us_ns: "SECONDS MICROSECONDS" lines (a log timestamp's two halves)
+# as nanoseconds (busybox awk reads 0123 as octal: zeros stripped first).
+sec_us_ns() {
+	awk '{ sub(/^0+/, "", $1); sub(/^0+/, "", $2); printf "%.0f\n", $1 * 1000000000 + $2 * 1000 }'
 }
 
 # The ftrace function profiler (CONFIG_FUNCTION_PROFILER): the time spent
@@ -95,6 +99,77 @@ prof_hits() {
 # prof_traceable FUNC: whether FUNC can be profiled in this kernel.
 prof_traceable() { grep -qx "$1" $TR/available_filter_functions; }
 
+# Time since boot in milliseconds (10 ms resolution).
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+memtotal_kb() { awk '/^MemTotal:/ { print $2 }' /proc/meminfo; }
+# qmp_request_size MIB: ask the host to set virtio-mem's requested-size.
+qmp_request_size() { echo "MMFAST-QMP requested-size $1"; }
+# wait_memtotal KB SEC [MIB]: wait until MemTotal is within 4 MiB of KB;
+# with MIB, repeat the request for that size every 2 s (kernel messages on
+# the serial console can garble the request line).
+wait_memtotal() {
+	local deadline=$(( $(now_ms) + $2 * 1000 )) again=$(( $(now_ms) + 2000 )) t
+	while :; do
+		t=$(memtotal_kb)
+		[ $(( t > $1 ? t - $1 : $1 - t )) -le 4096 ] && return 0
+		[ "$(now_ms)" -lt "$deadline" ] || return 1
+		if [ -n "$3" ] && [ "$(now_ms)" -ge "$again" ]; then
+			qmp_request_size "$3"
+			again=$(( $(now_ms) + 2000 ))
+		fi
+		usleep 20000
+	done
+}
+# selftest NAME [CASE=WHY]...: run the mm kselftest category NAME the
+# kselftest way: /selftests/mm/ksft_NAME.sh, which runs
+# 'run_vmtests.sh -t NAME' (bash) from /selftests/mm.  The TAP of
+# run_vmtests.sh and of the program's harness is kept in /tmp/NAME.tap and
+# its results are printed.  Passes only if run_vmtests.sh reported the
+# category and did not fail it, the harness ran to its totals with at least
+# one case, no case failed, and every case ran: a case may skip only where
+# the scenario names it as CASE=WHY, WHY saying in words why that skip is
+# expected.  A kselftest missing from the initramfs is a failure.
+selftest() {
+	local name=$1 dir=/selftests/mm tap rc allowed= a out
+	shift
+	tap=/tmp/$name.tap
+	for a in "$dir/ksft_$name.sh" "$dir/run_vmtests.sh" "$dir/$name" /bin/bash; do
+		[ -x "$a" ] || { say "selftest $name: $a not in the initramfs"; return 1; }
+	done
+	for a in "$@"; do
+		allowed="$allowed ${a%%=*}"
+		say "  $name: ${a%%=*} may skip: ${a#*=}"
+	done
+	(cd "$dir" && "./ksft_$name.sh") > "$tap" 2>&1
+	rc=$?
+	grep -E '^(# )?(not ok|ok) [0-9]|^# # Totals' "$tap" | sed 's/^/MMFAST:   /'
+	out=$(awk -v allowed="$allowed " -v rc="$rc" '
+		/^(not )?ok [0-9]+ / { outer++; if ($1 == "not") { print "run_vmtests.sh failed it: " $0; bad++ }; next }
+		/^# (not )?ok [0-9]+ / {
+			l = substr($0, 3); no = l ~ /^not /
+			sub(/^(not )?ok [0-9]+ /, "", l)
+			c = l; sub(/ .*/, "", c); short = c; sub(/^[^.]*\./, "", short)
+			cases++
+			if (no) { print "case " c " failed"; bad++ }
+			else if (l ~ / # SKIP/) {
+				why = l; sub(/.* # SKIP */, "", why)
+				if (index(" " allowed, " " short " ") || index(" " allowed, " " c " "))
+					print "case " c " skipped as expected (" why ")"
+				else { print "case " c " skipped unexpectedly: " why; bad++ }
+			}
+			next
+		}
+		/^# # Totals: / { totals = 1 }
+		END {
+			if (rc != 0 && rc != 4) { print "exit status " rc; bad++ }
+			if (!outer) { print "run_vmtests.sh reported no result for the category"; bad++ }
+			if (!totals) { print "the harness did not reach its totals"; bad++ }
+			if (!cases) { print "no test case ran"; bad++ }
+			printf "RESULT %d\n", bad
+		}' "$tap")
+	echo "$out" | grep -v '^RESULT ' | sed "s/^/MMFAST:   $name: /"
+	[ "$(echo "$out" | sed -n 's/^RESULT //p')" = 0 ]
+}
 # memmap_debug_on: print memmap_init_zone_device()'s timing (its pr_debug,
 # matched by the format the base and the series share).
 memmap_debug_on() {

@@ -20,9 +20,9 @@ ns=$(ndctl list -N 2>/dev/null | sed -n 's/.*"dev":"\(namespace[0-9.]*\)".*/\1/p
 # (MODE_memmap_init), and per struct page (MODE_per_page).
 rebind() {
 	memmap_rebind "$1" "$2" "$n" || return 0
-	while read -r pages ns; do
-		span "${1}_memmap_init" "$ns"
-		per_page "${1}_per_page" "$ns" "$pages"
+	while read -r pages t; do
+		span "${1}_memmap_init" "$t"
+		per_page "${1}_per_page" "$t" "$pages"
 	done < "/tmp/$1.times"
 	say "$1: $(head -1 "/tmp/$1.times" | cut -d' ' -f1) pages per bind, ns: $(cut -d' ' -f2 "/tmp/$1.times" | tr '\n' ' ')"
 }
