@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Superseded by memmap-model.c, which follows the kernel's stores and loads
+ * path by path; kept while the memmap-once cover letter quotes its result
+ * (docs/results/native/memmap-passes.txt).
+ *
  * memmap-passes: native model of how many times the memory map of ordinary
  * memory is walked between "uninitialised" and "on the buddy free lists"
  * (docs/design-memmap-once.md, issue 30).  The memory map of MEM GiB of
