@@ -8,7 +8,14 @@ side's median to the second's (>1: the second is faster, for time metrics).
 The sides are the two names in the CSV's kernel column, in order of first
 appearance (base and patched unless tools/bench --labels said otherwise).
 Prints a Markdown table; with PNG, draws the ratios as a bar chart
-(matplotlib).
+(matplotlib).  Guest instruction counts (unit insn, tools/bench under
+QEMU TCG icount) are shown in millions.
+
+A CSV of bench/hotplug-per-gib (a gib column) is drawn instead as the
+cost per GiB of each step against the size plugged, one line per kernel.
+
+matplotlib: Debian's python3-matplotlib; when the python3 in PATH lacks
+it and /usr/bin/python3 has it, the chart is drawn by that one.
 """
 import csv
 import os
@@ -76,11 +83,96 @@ def parse_args(argv):
     return args
 
 
+def pyplot():
+    """matplotlib.pyplot (Agg), or None; re-runs this script with
+    Debian's python3 if only that one has matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        deb = "/usr/bin/python3"
+        if os.path.realpath(sys.executable) != os.path.realpath(deb) and \
+                os.access(deb, os.X_OK) and not os.environ.get("MMFAST_REEXEC"):
+            os.environ["MMFAST_REEXEC"] = "1"
+            os.execv(deb, [deb] + sys.argv)
+        sys.stderr.write("bench-report.py: matplotlib missing (Debian: python3-matplotlib), no chart\n")
+        return None
+
+
+def per_gib(path, png):
+    """bench/hotplug-per-gib's CSV: median per kernel, size and step."""
+    vals = defaultdict(list)
+    units = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["metric"] in ("plug", "unplug"):
+                vals[(row["metric"], row["kernel"], int(row["gib"]))].append(
+                    float(row["value"]))
+                units[row["metric"]] = row["unit"]
+    if not vals:
+        raise ValueError("no plug or unplug rows")
+    steps = sorted({k[0] for k in vals}, reverse=True)
+    kernels = sorted({k[1] for k in vals})
+    sizes = sorted({k[2] for k in vals})
+    print("| step | kernel | " + " | ".join("%d GiB" % g for g in sizes) + " |")
+    print("|---|---|" + "---|" * len(sizes))
+    for st in steps:
+        scale, su = (1e6, "M insn/GiB") if units[st] == "insn" else (1, units[st] + "/GiB")
+        for k in kernels:
+            cells = []
+            for g in sizes:
+                v = vals.get((st, k, g))
+                cells.append("%.1f" % (statistics.median(v) / g / scale) if v else "-")
+            print("| %s (%s) | %s | %s |" % (st, su, k, " | ".join(cells)))
+    if not png:
+        return 0
+    plt = pyplot()
+    if plt is None:
+        return 1
+    fig, axes = plt.subplots(1, len(steps), figsize=(5.2 * len(steps), 3.8))
+    if len(steps) == 1:
+        axes = [axes]
+    for ax, st in zip(axes, steps):
+        scale, su = (1e6, "M guest instructions per GiB") if units[st] == "insn" \
+            else (1, units[st] + " per GiB")
+        for k in kernels:
+            xs = [g for g in sizes if (st, k, g) in vals]
+            ys = [statistics.median(vals[(st, k, g)]) / g / scale for g in xs]
+            ax.plot(xs, ys, marker="o", label=k)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sizes)
+        ax.set_xticklabels([str(g) for g in sizes])
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("GiB plugged (virtio-mem, ZONE_MOVABLE)")
+        ax.set_ylabel(su)
+        ax.set_title("%s cost per GiB" % st)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(png + ".tmp.png", dpi=100)
+    os.replace(png + ".tmp.png", png)
+    print("chart: %s" % png)
+    return 0
+
+
 def main(argv):
     args = parse_args(argv)
     if isinstance(args, int):
         return args
     argv = [argv[0]] + args
+    try:
+        with open(argv[1], newline="") as f:
+            header = next(csv.reader(f), [])
+    except OSError as e:
+        sys.stderr.write("bench-report.py: %s\n" % e)
+        return 1
+    if "gib" in header:
+        try:
+            return per_gib(argv[1], argv[2] if len(argv) == 3 else None)
+        except (KeyError, ValueError) as e:
+            sys.stderr.write("bench-report.py: %s: %s\n" % (argv[1], e))
+            return 1
     try:
         scenario, (sa, sb), rows, accel = summarise(argv[1])
     except (OSError, KeyError, ValueError) as e:
@@ -97,12 +189,8 @@ def main(argv):
         print("| %s (%s) | %d+%d | %s [%s-%s] | %s [%s-%s] | %.2fx |"
               % ((m, u, n, n) + vals + (r,)))
     if len(argv) == 3:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            sys.stderr.write("bench-report.py: matplotlib missing (pip install matplotlib), no chart\n")
+        plt = pyplot()
+        if plt is None:
             return 1
         fig, ax = plt.subplots(figsize=(max(5.5, 1.6 + 1.6 * len(rows)), 3.8))
         names = [r[0] for r in rows]
@@ -117,7 +205,6 @@ def main(argv):
         plt.xticks(rotation=15, ha="right")
         fig.tight_layout()
         fig.savefig(argv[2] + ".tmp.png", dpi=100)
-        import os
         os.replace(argv[2] + ".tmp.png", argv[2])
         print("chart: %s" % argv[2])
     return 0
