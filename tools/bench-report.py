@@ -84,21 +84,29 @@ def parse_args(argv):
 
 
 def pyplot():
-    """matplotlib.pyplot (Agg), or None; re-runs this script with
-    Debian's python3 if only that one has matplotlib."""
+    """matplotlib.pyplot (Agg), or None."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         return plt
     except ImportError:
-        deb = "/usr/bin/python3"
-        if os.path.realpath(sys.executable) != os.path.realpath(deb) and \
-                os.access(deb, os.X_OK) and not os.environ.get("MMFAST_REEXEC"):
-            os.environ["MMFAST_REEXEC"] = "1"
-            os.execv(deb, [deb] + sys.argv)
         sys.stderr.write("bench-report.py: matplotlib missing (Debian: python3-matplotlib), no chart\n")
         return None
+
+
+def need_matplotlib():
+    """Before anything is printed: re-run this script with Debian's
+    python3 if the python3 running it lacks matplotlib and that one has
+    it (a python3 of pyenv or a virtualenv first in PATH)."""
+    import importlib.util
+    if importlib.util.find_spec("matplotlib"):
+        return
+    deb = "/usr/bin/python3"
+    if os.path.realpath(sys.executable) != os.path.realpath(deb) and \
+            os.access(deb, os.X_OK) and not os.environ.get("MMFAST_REEXEC"):
+        os.environ["MMFAST_REEXEC"] = "1"
+        os.execv(deb, [deb] + sys.argv)
 
 
 def per_gib(path, png):
@@ -161,6 +169,8 @@ def main(argv):
     if isinstance(args, int):
         return args
     argv = [argv[0]] + args
+    if len(argv) == 3:
+        need_matplotlib()
     try:
         with open(argv[1], newline="") as f:
             header = next(csv.reader(f), [])
@@ -196,6 +206,8 @@ def main(argv):
         names = [r[0] for r in rows]
         ratios = [r[9] for r in rows]
         bars = ax.bar(names, ratios, color="#4477aa")
+        if max(ratios) > 10:
+            ax.set_yscale("log")
         ax.axhline(1.0, color="black", linewidth=0.8)
         for bar, r in zip(bars, ratios):
             ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# append: ftrace=function ftrace_filter=deferred_init_memmap
+# append: ftrace=function ftrace_filter=deferred_init_memmap trace_clock=perf
 # What initialising the memory map costs at boot.  Metrics (guest
 # instructions under tools/run-vm --icount, where every log and trace
 # timestamp counts instructions; the "append:" line above is added to the
@@ -16,7 +16,10 @@
 #                     pages of those zones, and one section);
 #   deferred_init     deferred struct page init (CONFIG_DEFERRED_STRUCT_PAGE_INIT):
 #                     from the entry of deferred_init_memmap() (the function
-#                     tracer, started at boot by the line above) to its
+#                     tracer, started at boot by the line above, its clock
+#                     the log's: local_clock(), trace_clock=perf; the
+#                     default clock is sched_clock() without the log's
+#                     per-CPU offset) to its
 #                     "node N deferred pages initialised" line, icount
 #                     only; deferred_per_page: per struct page (the
 #                     highest zone's present pages but its first section);
