@@ -54,7 +54,9 @@
 #   plug_per_page, unplug_per_page  that per struct page plugged or
 #                     unplugged (a 4 KiB page each);
 #   plug_FUNC, unplug_FUNC  each of online_pages(), offline_pages() and the
-#                     functions above alone;
+#                     functions above alone, and per struct page
+#                     (plug_FUNC_per_page: online_pages() per page is
+#                     what writing and freeing the memory map costs);
 #   contig, contig_per_block  deciding zone contiguity (the base's
 #                     set_zone_contiguous(); the series' recounts and
 #                     updates), and that per memory block;
@@ -137,7 +139,10 @@ prof_stop() {
 		h=$(prof_hits "$f")
 		say "profile $2: $f $h calls $ns ns ($nb blocks)"
 		case " $cfuncs " in *" $f "*) c=$((c + ns)); continue ;; esac
-		[ "$h" = 0 ] || span "${2}_$f" "$ns"
+		if [ "$h" != 0 ]; then
+			span "${2}_$f" "$ns"
+			per_page "${2}_${f}_per_page" "$ns" "$pages"
+		fi
 		case " $([ "$2" = plug ] && echo $plugf || echo $unplugf) " in
 		*" $f "*) w=$((w + ns)) ;;
 		esac
