@@ -252,6 +252,7 @@ reporting_part() {
 }
 
 demo accel "$(param mmfast.accel tcg)"
+demo icount "$icount"
 demo kernel "$kernel"
 if [ "$what" = all ]; then
 	pmem_part
