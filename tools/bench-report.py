@@ -121,7 +121,7 @@ def per_gib(path, png):
                 units[row["metric"]] = row["unit"]
     if not vals:
         raise ValueError("no plug or unplug rows")
-    steps = sorted({k[0] for k in vals}, reverse=True)
+    steps = [st for st in ("plug", "unplug") if any(k[0] == st for k in vals)]
     kernels = sorted({k[1] for k in vals})
     sizes = sorted({k[2] for k in vals})
     print("| step | kernel | " + " | ".join("%d GiB" % g for g in sizes) + " |")
