@@ -57,6 +57,9 @@
 #                     functions above alone, and per struct page
 #                     (plug_FUNC_per_page: online_pages() per page is
 #                     what writing and freeing the memory map costs);
+#   plug_memmap, plug_memmap_per_page  online_pages() less the
+#                     contiguity decisions it makes: the memory map
+#                     written and freed to the buddy allocator;
 #   contig, contig_per_block  deciding zone contiguity (the base's
 #                     set_zone_contiguous(); the series' recounts and
 #                     updates), and that per memory block;
@@ -149,6 +152,13 @@ prof_stop() {
 	done
 	span "$2" "$w"
 	per_page "${2}_per_page" "$w" "$pages"
+	# What onlining spends on the memory map: online_pages() without the
+	# contiguity decisions, all of which it makes (move_pfn_range_to_zone()).
+	if [ "$2" = plug ] && [ "$(prof_hits online_pages)" -gt 0 ]; then
+		ns=$(( $(prof_ns online_pages) - c ))
+		span plug_memmap "$ns"
+		per_page plug_memmap_per_page "$ns" "$pages"
+	fi
 	span contig "$c"
 	say "contiguity decisions: $c ns for $nb memory blocks"
 	[ "$nb" -gt 0 ] || return 0
