@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Usage: tools/bench-report.py [--help] CSV [PNG]
+"""Usage: tools/bench-report.py [--help] [--metrics M,M...] CSV [PNG]
 
 Summarise a tools/bench CSV: for every metric, the per-run median for each
 side, then the median, min and max over runs, and the ratio of the first
@@ -9,7 +9,8 @@ The sides are the two names in the CSV's kernel column, in order of first
 appearance (base and patched unless tools/bench --labels said otherwise).
 Prints a Markdown table; with PNG, draws the ratios as a bar chart
 (matplotlib).  Guest instruction counts (unit insn, tools/bench under
-QEMU TCG icount) are shown in millions.
+QEMU TCG icount) are shown in millions.  --metrics draws only those
+metrics, in that order (the table keeps them all).
 
 A CSV of bench/hotplug-per-gib (a gib column) is drawn instead as the
 cost per GiB of each step against the size plugged, one line per kernel.
@@ -72,8 +73,19 @@ def shown(unit, values):
     return tuple("%.1f" % v for v in values), unit
 
 
+CHART_METRICS = None
+
+
 def parse_args(argv):
     """argv's operands, or an exit status (tools/cli.py)."""
+    global CHART_METRICS
+    argv = list(argv)
+    if "--metrics" in argv[1:]:
+        i = argv.index("--metrics", 1)
+        if i + 1 >= len(argv) or not argv[i + 1] or argv[i + 1].startswith("-"):
+            return usage_error("--metrics needs a comma-separated list of metrics")
+        CHART_METRICS = [m for m in argv[i + 1].split(",") if m]
+        del argv[i:i + 2]
     args = operands(argv, __doc__)
     if isinstance(args, int):
         return args
@@ -202,6 +214,14 @@ def main(argv):
         plt = pyplot()
         if plt is None:
             return 1
+        if CHART_METRICS:
+            byname = {r[0]: r for r in rows}
+            missing = [m for m in CHART_METRICS if m not in byname]
+            if missing:
+                sys.stderr.write("bench-report.py: --metrics: not in %s: %s\n"
+                                 % (argv[1], ", ".join(missing)))
+                return 1
+            rows = [byname[m] for m in CHART_METRICS]
         fig, ax = plt.subplots(figsize=(max(5.5, 1.6 + 1.6 * len(rows)), 3.8))
         names = [r[0] for r in rows]
         ratios = [r[9] for r in rows]
@@ -213,7 +233,9 @@ def main(argv):
             ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(),
                     "%.2fx" % r, ha="center", va="bottom")
         ax.set_ylabel("%s / %s (median of runs)" % (sa, sb))
-        ax.set_title("%s: A/B under QEMU %s (%d pairs)" % (scenario, accel, rows[0][2]))
+        what = "guest instructions, QEMU TCG icount" if accel == "TCG-ICOUNT" else "QEMU " + accel
+        ax.set_title("%s: %s against %s\n%s, %d boots each (>1: %s is cheaper)"
+                     % (scenario, sb, sa, what, rows[0][2], sb), fontsize=10)
         plt.xticks(rotation=15, ha="right")
         fig.tight_layout()
         fig.savefig(argv[2] + ".tmp.png", dpi=100)
