@@ -60,7 +60,8 @@
 #   plug_memmap, plug_memmap_per_page  online_pages() less the
 #                     contiguity decisions it makes: the memory map
 #                     written and freed to the buddy allocator;
-#   contig, contig_per_block  deciding zone contiguity (the base's
+#   plug_contig, unplug_contig, and _per_block  deciding zone
+#                     contiguity over the step (the base's
 #                     set_zone_contiguous(); the series' recounts and
 #                     updates), and that per memory block;
 #   plug_ms, unplug_ms  without --icount only: the time until MemTotal
@@ -89,7 +90,7 @@ vmem_mib=$(( $(param mmfast.vmem 0) * 1024 ))
 block_kb=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) / 1024 ))
 [ -n "$(virtio_devs virtio_mem)" ] || { say "no virtio-mem device"; exit 4; }
 for s in $steps; do
-	case "$s" in ''|*[!0-9]*) bad "mmfast.hp_steps: '$s' is not a size in MiB"; exit 1 ;; esac
+	case "$s" in ''|*[!0-9]*|0?*) bad "mmfast.hp_steps: '$s' is not a size in MiB (digits, no leading zero)"; exit 1 ;; esac
 	[ "$s" -le "$vmem_mib" ] || { bad "step $s MiB exceeds the device ($vmem_mib MiB)"; exit 1; }
 done
 
@@ -132,9 +133,32 @@ done
 say "profiling:$pfuncs"
 # shellcheck disable=SC2086
 prof_start() { prof_on $pfuncs || { bad "cannot profile$pfuncs"; exit 1; }; }
-# prof_stop BLOCKS WHAT: report the step's profiled work.
+# prof_settle BLOCKS WHAT: MemTotal follows a step before its last call
+# has returned (onlining frees block by block inside online_pages();
+# virtio-mem's unplug adjusts the managed pages after alloc_contig_range()
+# and only then offlines and removes the block): wait until the step's
+# last function has been called once per block and the profiled time has
+# stopped moving, for at most 200 polls of 20 ms.
+prof_settle() {
+	local last n=0 prev=-1 now
+	last=add_memory_driver_managed
+	[ "$2" = plug ] || last=offline_and_remove_memory
+	while [ $n -lt 200 ]; do
+		now=$(cat $TR/trace_stat/function* | awk '$4 == "us" { t += $3 } END { printf "%.3f", t }')
+		if [ "$(prof_hits $last)" -ge "$1" ] && [ "$now" = "$prev" ]; then
+			return 0
+		fi
+		prev=$now
+		usleep 20000
+		n=$((n + 1))
+	done
+	say "profile $2: $last called $(prof_hits $last) times for $1 blocks after 200 polls"
+	return 1
+}
+# prof_stop BLOCKS WHAT [partial]: report the step's profiled work (a
+# step of NB memory blocks that did not complete only with "partial").
 prof_stop() {
-	local nb=$1 f ns h c=0 w=0 pages
+	local nb=$1 f ns h c=0 w=0 wh=0 pages
 	prof_off
 	pages=$(( nb * block_kb / 4 ))
 	for f in $pfuncs; do
@@ -147,22 +171,30 @@ prof_stop() {
 			per_page "${2}_${f}_per_page" "$ns" "$pages"
 		fi
 		case " $([ "$2" = plug ] && echo $plugf || echo $unplugf) " in
-		*" $f "*) w=$((w + ns)) ;;
+		*" $f "*) w=$((w + ns)) wh=$((wh + h)) ;;
 		esac
 	done
+	# A step whose work was not seen measured nothing: fail, not 0.
+	if [ "$nb" -gt 0 ] && [ "$wh" = 0 ]; then
+		[ "${3:-}" = partial ] && return 0
+		bad "$2: none of$([ "$2" = plug ] && echo " $plugf" || echo " $unplugf") ran for $nb blocks (a step inside plugged blocks?)"
+		return 0
+	fi
 	span "$2" "$w"
 	per_page "${2}_per_page" "$w" "$pages"
 	# What onlining spends on the memory map: online_pages() without the
-	# contiguity decisions, all of which it makes (move_pfn_range_to_zone()).
+	# contiguity decisions, all of which a plug makes inside it (the
+	# base's in move_pfn_range_to_zone(), the series' there and around
+	# online_pages_range()).
 	if [ "$2" = plug ] && [ "$(prof_hits online_pages)" -gt 0 ]; then
 		ns=$(( $(prof_ns online_pages) - c ))
 		span plug_memmap "$ns"
 		per_page plug_memmap_per_page "$ns" "$pages"
 	fi
-	span contig "$c"
+	span "${2}_contig" "$c"
 	say "contiguity decisions: $c ns for $nb memory blocks"
 	[ "$nb" -gt 0 ] || return 0
-	span contig_per_block $(( c / nb ))
+	span "${2}_contig_per_block" $(( c / nb ))
 }
 
 # compaction WHAT MODE MIB: run the upstream compaction_test.
@@ -270,13 +302,15 @@ round() {
 			t1=$(now_ms)
 			ok "$mode: requested $s MiB, MemTotal $(memtotal_kb) kB after $((t1 - t0)) ms"
 			[ "$icount" = 1 ] || metric "${what}_ms" $((t1 - t0)) ms
+			prof_settle "$blocks" "$what" ||
+				bad "$mode: the $what step's calls did not all return"
 			prof_stop "$blocks" "$what"
 		elif [ "$mode" = online ] && [ "$what" = unplug ]; then
 			say "$mode: unplug to $s MiB incomplete, MemTotal $(memtotal_kb) kB (kernel memory)"
-			prof_stop "$blocks" "$what"
+			prof_stop "$blocks" "$what" partial
 		else
 			bad "$mode: requested $s MiB, MemTotal $(memtotal_kb) kB, want $want kB"
-			prof_stop "$blocks" "$what"
+			prof_stop "$blocks" "$what" partial
 			return
 		fi
 		total=$(memtotal_kb)

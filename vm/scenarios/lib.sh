@@ -26,10 +26,15 @@ param() {
 }
 # metric NAME VALUE UNIT: a measurement tools/bench collects.
 metric() { echo "MMFAST-METRIC $1 $2 $3"; }
-# Under tools/run-vm --icount (QEMU TCG -icount shift=0) the guest clock
-# counts guest instructions: every kernel clock (sched_clock, ktime, the
-# printk and trace timestamps) advances one nanosecond per instruction
-# executed by the guest's vCPUs, whatever the host's load.
+# Under tools/run-vm --icount (QEMU TCG -icount shift=0) the guest's TSC,
+# and so sched_clock() and the raw trace clock, advance one nanosecond per
+# instruction the guest's vCPUs execute (all of them: tools/bench gives the
+# guest one), whatever the host's load.  A span measured on it holds the
+# instructions executed meanwhile, interrupts included; where every vCPU
+# idles, QEMU jumps the clock to the next timer (sleep=off), so a span
+# that idles is not an instruction count.  printk's local_clock() adds a
+# per-boot offset once sched_clock is stable: boot figures use the raw
+# clock.
 icount=$(param mmfast.icount 0)
 # span NAME NS: a duration read in nanoseconds, as a metric: guest
 # instructions ('insn') under icount, microseconds otherwise.
@@ -67,8 +72,10 @@ TR=/sys/kernel/tracing
 prof_init() {
 	[ -d $TR/trace_stat ] || mount -t tracefs tracefs $TR 2>/dev/null
 	[ -w $TR/function_profile_enabled ] || return 1
-	echo 0 > $TR/options/sleep-time 2>/dev/null ||
-		say "cannot turn the profiler's sleep-time off: times include time scheduled out"
+	echo 0 > $TR/options/sleep-time 2>/dev/null || {
+		say "cannot turn the profiler's sleep-time off: times would include time scheduled out"
+		return 1
+	}
 	return 0
 }
 # prof_on FUNCTION-GLOB...: profile those functions from fresh counts
@@ -85,8 +92,9 @@ prof_on() {
 prof_off() { echo 0 > $TR/function_profile_enabled; }
 # prof_ns NAME, prof_hits NAME: nanoseconds and calls of the profiled
 # function NAME (NAME*: of every function whose name starts with NAME),
-# summed over the CPUs (the profiler prints microseconds with three
-# decimals, none from 1 s up).
+# summed over the CPUs (the profiler prints microseconds, with fewer
+# decimals the larger the time: three below 10 ms, none from 1 s up; and
+# names cut at 30 characters, so prof_traceable refuses longer ones).
 prof_ns() {
 	cat $TR/trace_stat/function* | awk -v f="$1" '$4 == "us" && (f ~ /[*]$/ ?
 		index($1, substr(f, 1, length(f) - 1)) == 1 : $1 == f) {
@@ -97,7 +105,7 @@ prof_hits() {
 		index($1, substr(f, 1, length(f) - 1)) == 1 : $1 == f) { n += $2 } END { print n + 0 }'
 }
 # prof_traceable FUNC: whether FUNC can be profiled in this kernel.
-prof_traceable() { grep -qx "$1" $TR/available_filter_functions; }
+prof_traceable() { [ "${#1}" -le 30 ] && grep -qx "$1" $TR/available_filter_functions; }
 
 # Time since boot in milliseconds (10 ms resolution).
 now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
