@@ -40,12 +40,6 @@
 
 tr=/sys/kernel/tracing
 [ -r $tr/trace ] || mount -t tracefs tracefs $tr 2>/dev/null
-# traced FUNC [AFTER]: the raw-clock timestamp (ns) of FUNC's first entry
-# (after AFTER ns, if given).
-traced() {
-	sed -n "s/.* \([0-9]*\)\.\([0-9]*\): $1 .*/\1 \2/p" $tr/trace 2>/dev/null | sec_us_ns |
-		awk -v a="${2:-0}" '$1 > a { print; exit }'
-}
 say "memory: $(grep MemTotal /proc/meminfo | tr -s ' ')"
 
 # zone FIELD NAME: that field (present, managed) of zone NAME of node 0.

@@ -1,13 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# append: ftrace=function ftrace_filter=deferred_init_memmap,files_maxfiles_init trace_clock=local
 # What tools/demo shows: each part of the series at work, as
 # 'MMFAST-DEMO KEY VALUE' lines that tools/demo turns into a table.  The
 # same scenario runs on the base kernel (mmfast.kernel=base), so that
 # tools/demo can put the base's figures from the same run beside them.
-#   mmfast.demo=all        ZONE_DEVICE memmap init of the NVDIMM (fsdax
-#                          map=dev and devdax), zone contiguity after a
-#                          virtio-mem plug, and re-use after free page
-#                          reporting (boot with or without
+#   mmfast.demo=all        deferred struct page init at boot (the tracer
+#                          the append: line above starts), ZONE_DEVICE
+#                          memmap init of the NVDIMM (fsdax map=dev and
+#                          devdax), zone contiguity and the memory map's
+#                          cost after a virtio-mem plug, isolation when
+#                          it is unplugged again, and re-use after free
+#                          page reporting (boot with or without
 #                          virtio_balloon.host_zeroes_reported=1)
 #   mmfast.demo=reporting  only the last one
 #   mmfast.kernel=base     the base kernel: the same measurements, the
@@ -155,14 +159,26 @@ contig_part() {
 	else
 		prof_on set_zone_contiguous || { bad "cannot profile set_zone_contiguous"; return; }
 	fi
+	# online_pages() too: less the contiguity decisions (all made inside
+	# it), what onlining spends on the memory map.
+	echo online_pages >> $tr/set_ftrace_filter 2>/dev/null && echo add_memory_driver_managed >> $tr/set_ftrace_filter ||
+		{ bad "cannot profile online_pages"; prof_off; return; }
+	echo 0 > $tr/function_profile_enabled; echo 1 > $tr/function_profile_enabled
 	target=$(( $(memtotal_kb) + more * 1024 ))
 	qmp_request_size $((plug + more))
 	wait_memtotal "$target" 120 $((plug + more)) ||
 		{ bad "virtio-mem plug of $more MiB did not arrive"; prof_off; return; }
-	prof_off
 	nb=$(( more / bs ))
 	[ "$nb" -gt 0 ] || nb=1
+	settle add_memory_driver_managed "$nb"
+	prof_off
 	demo contig_plug_mb "$more"
+	if [ "$kernel" = patched ]; then
+		cns=$(( $(prof_ns zone_range_contiguous_pages) + $(prof_ns zone_scan_contiguous) ))
+	else
+		cns=$(prof_ns set_zone_contiguous)
+	fi
+	demo memmap_online_per_page "$(awk -v n=$(( $(prof_ns online_pages) - cns )) -v p=$(( more * 256 )) 'BEGIN { printf "%.1f", n / p }')"
 	demo contig_blocks "$nb"
 	if [ "$kernel" = patched ]; then
 		demo contig_count_us_per_block $(( $(prof_us zone_range_contiguous_pages) / nb ))
@@ -251,12 +267,68 @@ reporting_part() {
 	demo pgzero_skipped "$(awk '$1 == "pgzero_skipped" { print $2 }' /proc/vmstat)"
 }
 
+# settle FUNC N: wait (at most 200 polls of 20 ms) until the profiled
+# FUNC has been called N times and the profile has stopped moving: the
+# guest sees a plug or unplug done before its last call has returned.
+settle() {
+	local n=0 prev=-1 now
+	while [ $n -lt 200 ]; do
+		now=$(cat $tr/trace_stat/function* | awk '$4 == "us" { t += $3 } END { printf "%.3f", t }')
+		[ "$(prof_hits "$1")" -ge "$2" ] && [ "$now" = "$prev" ] && return 0
+		prev=$now
+		usleep 20000
+		n=$((n + 1))
+	done
+	say "$1 called $(prof_hits "$1") times, not $2, after 200 polls"
+}
+
+# Deferred struct page init at boot, on the raw trace clock (the
+# append: line): from deferred_init_memmap() to the next
+# files_maxfiles_init(), per struct page initialised (the highest zone's
+# managed pages but its first section).
+boot_part() {
+	local t0 t1 z man
+	t0=$(traced deferred_init_memmap)
+	t1=$(traced files_maxfiles_init "${t0:-0}")
+	if [ -z "$t0" ] || [ -z "$t1" ]; then
+		say "no deferred init traced (a kernel without CONFIG_DEFERRED_STRUCT_PAGE_INIT?)"
+		demo deferred_per_page none
+		return
+	fi
+	z=$(awk '$1 == "Node" && $2 == "0," { z = $4 } z ~ /^(DMA|DMA32|Normal)$/ && $1 == "managed" && $2 > 0 { print z, $2; z = "" }' /proc/zoneinfo | tail -1)
+	man=${z#* }
+	demo deferred_pages $((man - 32768))
+	demo deferred_per_page "$(awk -v n=$((t1 - t0)) -v p=$((man - 32768)) 'BEGIN { printf "%.1f", n / p }')"
+}
+
+# Unplug what contig_part plugged: the isolation of the blocks taken
+# away (set_migratetype_isolate(), which page-isolation makes step over
+# free buddy pages), per memory block.
+unplug_part() {
+	local plug bs nb target
+	plug=$(param mmfast.plug 512)
+	bs=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) >> 20 ))
+	prof_on set_migratetype_isolate offline_and_remove_memory ||
+		{ bad "cannot profile set_migratetype_isolate"; return; }
+	target=$(( $(memtotal_kb) - (more + bs) * 1024 ))
+	qmp_request_size "$plug"
+	wait_memtotal "$target" 120 "$plug" ||
+		{ bad "virtio-mem unplug back to $plug MiB did not complete"; prof_off; return; }
+	nb=$(( (more + bs) / bs ))
+	settle offline_and_remove_memory "$nb"
+	prof_off
+	demo unplug_blocks "$nb"
+	demo isolate_kinsn_per_block $(( $(prof_ns set_migratetype_isolate) / nb / 1000 ))
+}
+
 demo accel "$(param mmfast.accel tcg)"
 demo icount "$icount"
 demo kernel "$kernel"
 if [ "$what" = all ]; then
+	boot_part
 	pmem_part
 	contig_part
+	unplug_part
 fi
 if [ "$kernel" = base ]; then
 	say "reporting part left out: the base kernel cannot skip clears (mmfast.kernel=base)"

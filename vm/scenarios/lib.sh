@@ -63,6 +63,16 @@ sec_us_ns() {
 	awk '{ sub(/^0+/, "", $1); sub(/^0+/, "", $2); printf "%.0f\n", $1 * 1000000000 + $2 * 1000 }'
 }
 
+# traced FUNC [AFTER]: the raw-clock timestamp (ns) of FUNC's first entry
+# in the trace of the function tracer started at boot (ftrace=function
+# ftrace_filter=... trace_clock=local; after AFTER ns, if given).
+traced() {
+	local tr=/sys/kernel/tracing
+	[ -r $tr/trace ] || mount -t tracefs tracefs $tr 2>/dev/null
+	sed -n "s/.* \([0-9]*\)\.\([0-9]*\): $1 .*/\1 \2/p" $tr/trace 2>/dev/null | sec_us_ns |
+		awk -v a="${2:-0}" '$1 > a { print; exit }'
+}
+
 # The ftrace function profiler (CONFIG_FUNCTION_PROFILER): the time spent
 # in each profiled function, callees included, time scheduled out left
 # out (sleep-time off: the CPU time of the function, not how busy the
