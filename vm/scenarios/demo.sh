@@ -136,17 +136,18 @@ movable_spanned() { awk '/zone +Movable/ { z = 1 } z && $1 == "spanned" { print 
 
 # Zone contiguity.  A timed plug: plug more virtio-mem memory (onlined
 # movable) with the function profiler on what each hotplug operation runs
-# to decide contiguity: the series' count (zone_range_contiguous_pages(),
-# and the full scan zone_scan_contiguous() that DEBUG_VM kernels run to
-# confirm some "contiguous" verdicts), the base's full-zone scan
+# to decide contiguity: the series' record (zone_contiguous_begin() and
+# _end(), less the full scan zone_contiguous_scan() that DEBUG_VM kernels
+# run inside them to confirm some "contiguous" verdicts, shown apart), the
+# base's full-zone scan
 # (set_zone_contiguous()).  Then a verdict plug of one memory block more:
-# the series' verdict from /sys/kernel/debug/mm/zone_contiguous (after
+# the series' verdict from /sys/kernel/debug/zone_contiguous (after
 # both plugs); the base has no such file, so its scan is traced with the
 # function graph tracer: a scan that calls __pageblock_pfn_to_page() for
 # fewer pageblocks than the zone spans stopped at a hole, and left the
 # zone non-contiguous.
 contig_part() {
-	zc=/sys/kernel/debug/mm/zone_contiguous
+	zc=/sys/kernel/debug/zone_contiguous
 	if [ "$kernel" = patched ]; then
 		[ -r $zc ] || { bad "no $zc (needs CONFIG_DEBUG_VM)"; return; }
 	fi
@@ -154,7 +155,7 @@ contig_part() {
 	bs=$(( 0x$(cat /sys/devices/system/memory/block_size_bytes) >> 20 ))
 	plug=$(param mmfast.plug 512)
 	if [ "$kernel" = patched ]; then
-		prof_on zone_range_contiguous_pages zone_scan_contiguous ||
+		prof_on zone_contiguous_begin zone_contiguous_end zone_contiguous_scan ||
 			{ bad "cannot profile the contiguity decision"; return; }
 	else
 		prof_on set_zone_contiguous || { bad "cannot profile set_zone_contiguous"; return; }
@@ -181,8 +182,8 @@ contig_part() {
 	demo memmap_online_per_page "$(awk -v n=$(( $(prof_ns online_pages) - cns )) -v p=$(( more * 256 )) 'BEGIN { printf "%.1f", n / p }')"
 	demo contig_blocks "$nb"
 	if [ "$kernel" = patched ]; then
-		demo contig_count_us_per_block $(( $(prof_us zone_range_contiguous_pages) / nb ))
-		demo contig_check_us_per_block $(( $(prof_us zone_scan_contiguous) / nb ))
+		demo contig_count_us_per_block $(( ($(prof_us zone_contiguous_begin) + $(prof_us zone_contiguous_end) - $(prof_us zone_contiguous_scan)) / nb ))
+		demo contig_check_us_per_block $(( $(prof_us zone_contiguous_scan) / nb ))
 		grep ' zone Movable ' $zc | sed 's/^/MMFAST: /'
 		c=$(grep ' zone Movable ' $zc | sed -n 's/.* contiguous \([01]\).*/\1/p')
 		demo contig_movable "${c:-none}"

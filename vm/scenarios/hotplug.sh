@@ -17,7 +17,7 @@
 #   virtio-mem blocks) must be empty: every block of it went offline, and
 #   the next plug starts the zone from empty; after a plug from 0, the
 #   zone has no hole and must be contiguous.
-# The comparison needs /sys/kernel/debug/mm/zone_contiguous, which only
+# The comparison needs /sys/kernel/debug/zone_contiguous, which only
 # CONFIG_DEBUG_VM kernels have (read from /proc/config.gz): without it, or
 # on the base kernel (mmfast.kernel=base, set by tools/bench), the check is
 # not run and the console says why.  The only skip the check accepts is the
@@ -64,6 +64,11 @@
 #                     contiguity over the step (the base's
 #                     set_zone_contiguous(); the series' recounts and
 #                     updates), and that per memory block;
+#   contig_first_movable, contig_first_kernel (and _per_block)  the same,
+#                     for the first plug of each round only: the first
+#                     operations on ZONE_MOVABLE, then on the zone kernel
+#                     memory is onlined to (a boot zone: boot it with a
+#                     hole, memmap=, or above a movablecore= region);
 #   plug_ms, unplug_ms  without --icount only: the time until MemTotal
 #                     followed the request, by the guest's clock
 #                     (includes the host's part: QMP, backing the pages).
@@ -102,15 +107,14 @@ export ZONE_CONTIGUOUS_OFFLINE=1
 # decisions.
 prof_init || { bad "no function profiler (CONFIG_FUNCTION_PROFILER)"; exit 1; }
 # The base decides with set_zone_contiguous(); the series with
-# zone_range_contiguous_pages() (the recounts of
-# zone_contiguous_begin/end(), which the compiler may inline) and
-# zone_update_contiguous(), none of which calls another.  A kernel
-# without the count (the base, or another series alone) decides with
+# zone_contiguous_begin() and zone_contiguous_end() (not inlined), around
+# every change, neither of which calls the other.  A kernel without the
+# record (the base, or another series alone) decides with
 # set_zone_contiguous() alone.
-if [ "$kernel" = base ] || ! prof_traceable zone_update_contiguous; then
+if [ "$kernel" = base ] || ! prof_traceable zone_contiguous_end; then
 	cfuncs=set_zone_contiguous
 else
-	cfuncs="zone_range_contiguous_pages zone_update_contiguous"
+	cfuncs="zone_contiguous_begin zone_contiguous_end"
 fi
 # The step's work: top-level calls (none calls another), then parts.
 plugf=add_memory_driver_managed
@@ -193,6 +197,15 @@ prof_stop() {
 	fi
 	span "${2}_contig" "$c"
 	say "contiguity decisions: $c ns for $nb memory blocks"
+	# The first plug of a round is the first operation on the zone it
+	# onlines to (ZONE_MOVABLE, then the Normal zone): what a zone's first
+	# decision costs, apart.
+	if [ "$2" = plug ] && [ "$first" = 1 ]; then
+		local z=kernel
+		[ "$mode" = online_movable ] && z=movable
+		span "contig_first_$z" "$c"
+		[ "$nb" -gt 0 ] && span "contig_first_${z}_per_block" $(( c / nb ))
+	fi
 	[ "$nb" -gt 0 ] || return 0
 	span "${2}_contig_per_block" $(( c / nb ))
 }
@@ -275,18 +288,19 @@ memtest() {
 	esac
 }
 movable_empty() {
-	! grep -q ' zone Movable ' /sys/kernel/debug/mm/zone_contiguous
+	! grep -q ' zone Movable ' /sys/kernel/debug/zone_contiguous
 }
 # Plugged from nothing, virtio-mem fills ZONE_MOVABLE without holes: the
 # zone must say so (the base never did: it decided before onlining).
 movable_contiguous() {
-	grep ' zone Movable ' /sys/kernel/debug/mm/zone_contiguous | grep -q ' contiguous 1 '
+	grep ' zone Movable ' /sys/kernel/debug/zone_contiguous | grep -q ' contiguous 1 '
 }
 
 total=$(memtotal_kb)
 round() {
 	mode=$1
 	echo "$mode" > /sys/devices/system/memory/auto_online_blocks
+	first=1
 	for s in $steps; do
 		want=$(( total + (s - plugged) * 1024 ))
 		blocks=$(( (s > plugged ? s - plugged : plugged - s) * 1024 / block_kb ))
@@ -313,6 +327,7 @@ round() {
 			prof_stop "$blocks" "$what" partial
 			return
 		fi
+		first=0
 		total=$(memtotal_kb)
 		from=$plugged
 		plugged=$s
@@ -328,11 +343,11 @@ round() {
 			continue
 		fi
 		if [ "$debug_vm" = 0 ]; then
-			say "$mode, $s MiB: zone contiguity not checked: no /sys/kernel/debug/mm/zone_contiguous without CONFIG_DEBUG_VM"
+			say "$mode, $s MiB: zone contiguity not checked: no /sys/kernel/debug/zone_contiguous without CONFIG_DEBUG_VM"
 			continue
 		fi
-		check "$mode, $s MiB: /sys/kernel/debug/mm/zone_contiguous present" \
-			test -r /sys/kernel/debug/mm/zone_contiguous
+		check "$mode, $s MiB: /sys/kernel/debug/zone_contiguous present" \
+			test -r /sys/kernel/debug/zone_contiguous
 		if [ "$mode" = online_movable ] && [ "$s" = 0 ]; then
 			check "$mode, 0 MiB: ZONE_MOVABLE is empty (every block offline)" \
 				movable_empty
@@ -365,5 +380,5 @@ if [ "$warmup" -gt 0 ]; then
 fi
 round online_movable
 [ "$kround" = 0 ] || round online
-[ -r /sys/kernel/debug/mm/zone_contiguous ] && sed 's/^/MMFAST: /' /sys/kernel/debug/mm/zone_contiguous
+[ -r /sys/kernel/debug/zone_contiguous ] && sed 's/^/MMFAST: /' /sys/kernel/debug/zone_contiguous
 [ "$fails" = 0 ]
