@@ -6,7 +6,22 @@
 # hugetlb surplus pages (mmap reservation), hugetlb pool pages (nr_hugepages)
 # and hugetlbfs pages (fallocate), and reads every byte (it must be zero).
 # It runs the kselftest way (run_vmtests.sh -t page_zeroed), and every case
-# of it must run: no skip is expected here.
+# of it must run: no skip is expected here, but for the hibernation case
+# without mmfast.pz_hibernate=1.  Every case also fails on a kernel warning
+# or bad page and on pgzero_verify_failed (DEBUG_VM found a known-zero page
+# that was not zero, and cleared it).
+#   debugfs=off            the kernel has no flush knob: with nothing that
+#                          confirms zeroing (no host_zeroes_reported=1) the
+#                          whole kselftest must skip, with the reason, and
+#                          nothing else is checked; with host_zeroes_reported=1
+#                          it waits for reporting instead and every case
+#                          must pass
+#   mmfast.pz_hibernate=1  also hibernate and resume in memory
+#                          (PAGE_ZEROED_HIBERNATE=1, hibernation.round_trip):
+#                          no free page may be known zero right after the
+#                          restore; boot with --plug 0: virtio-mem refuses
+#                          hibernation while bound, and the scenario unbinds
+#                          it, which needs nothing plugged
 #   mmfast.pz_mb=N         size of each test (default 256)
 #   mmfast.pz_expect=skip  the kernel must skip clearing reported pages
 #                          (pgzero_skipped moves for THP and for each of the
@@ -40,9 +55,13 @@ expect=$(param mmfast.pz_expect any)
 wait=$(param mmfast.pz_wait 0)
 cases=$(param mmfast.pz_cases '')
 pool=$(param mmfast.pz_pool_mb 0)
+hibernate=$(param mmfast.pz_hibernate 0)
+debugfs=$(param debugfs on)
+trusted=$(param virtio_balloon.host_zeroes_reported 0)
 case "$mb" in ''|0|*[!0-9]*) bad "mmfast.pz_mb must be a size in MiB, not '$mb'"; exit 1 ;; esac
 case "$expect" in skip|none|any) ;; *) bad "mmfast.pz_expect must be skip, none or any, not '$expect'"; exit 1 ;; esac
 case "$wait" in 0|1) ;; *) bad "mmfast.pz_wait must be 0 or 1, not '$wait'"; exit 1 ;; esac
+case "$hibernate" in 0|1) ;; *) bad "mmfast.pz_hibernate must be 0 or 1, not '$hibernate'"; exit 1 ;; esac
 case "$pool" in ''|*[!0-9]*) bad "mmfast.pz_pool_mb must be a size in MiB, not '$pool'"; exit 1 ;; esac
 case "$cases" in *[!a-z0-9_,]*) bad "mmfast.pz_cases must be case names separated by commas, not '$cases'"; exit 1 ;; esac
 # At least half of a case's 4 KiB pages must have skipped their clear for
@@ -54,14 +73,50 @@ vb=$(virtio_devs virtio_balloon | head -1)
 say "host_zeroes_reported=$(cat /sys/module/virtio_balloon/parameters/host_zeroes_reported 2>/dev/null || echo n/a)," \
 	"pgzero_skipped=$(awk '$1 == "pgzero_skipped" { print $2 }' /proc/vmstat)"
 
+# Without the flush knob and without a confirming device, the kselftest
+# has nothing to test: the whole program skips with its reason (exit 4,
+# "1..0 # SKIP"), and run_vmtests.sh reports the category skipped.  That is
+# the one skip expected here, and only in this mode.
+if [ "$debugfs" = off ] && [ "$trusted" != 1 ]; then
+	[ ! -e /sys/kernel/debug/page_reporting_flush ] ||
+		{ bad "debugfs=off, but /sys/kernel/debug/page_reporting_flush exists"; exit 1; }
+	(cd /selftests/mm && ./ksft_page_zeroed.sh) > /tmp/page_zeroed.tap 2>&1
+	rc=$?
+	sed 's/^/MMFAST:   /' /tmp/page_zeroed.tap
+	check "page_zeroed kselftest without debugfs: run_vmtests.sh exit status 4 (skip), got $rc" \
+		test "$rc" = 4
+	check "page_zeroed kselftest without debugfs: the category skipped" \
+		grep -qE '^ok [0-9]+ page_zeroed # SKIP' /tmp/page_zeroed.tap
+	check "page_zeroed kselftest without debugfs: skipped with the reason" \
+		grep -qE '# 1\.\.0 # SKIP no /sys/kernel/debug/page_reporting_flush .*no device confirms zeroing' /tmp/page_zeroed.tap
+	check "page_zeroed kselftest without debugfs: no case ran" \
+		sh -c '! grep -qE "^# (not )?ok [0-9]+ " /tmp/page_zeroed.tap'
+	[ "$fails" = 0 ]
+	exit
+fi
+
 # Every case must run, whatever mmfast.pz_expect says: a case that skipped
 # proves nothing, in particular not that no clear was skipped.
 if [ "$wait" = 1 ]; then export PAGE_ZEROED_WAIT=1; fi
+if [ "$hibernate" = 1 ]; then
+	# virtio-mem refuses hibernation (its PM notifier) while it is bound;
+	# with nothing plugged (--plug 0) it can go.
+	for d in /sys/bus/virtio/drivers/virtio_mem/virtio*; do
+		[ -e "$d" ] || continue
+		echo "${d##*/}" > /sys/bus/virtio/drivers/virtio_mem/unbind ||
+			{ bad "cannot unbind ${d##*/} from virtio_mem (boot with --plug 0)"; exit 1; }
+	done
+	export PAGE_ZEROED_HIBERNATE=1
+fi
 export PAGE_ZEROED_MB=$mb
 # The kselftest checks the skip counts itself too (kernels with the series)
 export PAGE_ZEROED_EXPECT=$expect
-if [ -z "$cases" ]; then
-	check "page_zeroed kselftest: every case ran, every byte zero" selftest page_zeroed
+if [ -z "$cases" ] && [ "$hibernate" = 1 ]; then
+	check "page_zeroed kselftest: every case ran, every byte zero, hibernation included" \
+		selftest page_zeroed
+elif [ -z "$cases" ]; then
+	check "page_zeroed kselftest: every case ran, every byte zero" \
+		selftest page_zeroed "round_trip=hibernation runs with mmfast.pz_hibernate=1 only"
 else
 	set --
 	for c in $(echo "$cases" | tr , ' '); do set -- "$@" -t "$c"; done
