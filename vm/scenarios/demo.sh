@@ -175,7 +175,7 @@ contig_part() {
 	prof_off
 	demo contig_plug_mb "$more"
 	if [ "$kernel" = patched ]; then
-		cns=$(( $(prof_ns zone_range_contiguous_pages) + $(prof_ns zone_scan_contiguous) ))
+		cns=$(( $(prof_ns zone_contiguous_begin) + $(prof_ns zone_contiguous_end) ))
 	else
 		cns=$(prof_ns set_zone_contiguous)
 	fi
