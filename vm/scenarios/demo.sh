@@ -284,8 +284,8 @@ settle() {
 	say "$1 called $(prof_hits "$1") times, not $2, after 200 polls"
 }
 
-# Deferred struct page init at boot, on the raw trace clock (the
-# append: line): from deferred_init_memmap() to the next
+# Deferred struct page init at boot, on the raw trace clock (set by the
+# kernel parameters at the top): from deferred_init_memmap() to the next
 # files_maxfiles_init(), per struct page initialised (the highest zone's
 # managed pages but its first section).
 boot_part() {
