@@ -43,6 +43,18 @@
 #                               which dominates a first plug under TCG)
 #   mmfast.hp_profile=FUNC,...  profile these functions too (their
 #                               metrics: plug_FUNC, unplug_FUNC)
+#   mmfast.hp_busy=MiB          memory in use across an unplug: after each
+#                               plug from 0 in the movable round, a tmpfs
+#                               file of MiB (a pattern) is written, which
+#                               lands in ZONE_MOVABLE, that is in plugged
+#                               blocks; the unplug back to 0 must migrate
+#                               it and leave it intact (its checksum), and
+#                               where the kernel can offline free blocks
+#                               without allocating them
+#                               (offline_and_remove_free_memory()), both
+#                               ways must have run: free blocks that way,
+#                               the file's blocks the usual way.  The file
+#                               is deleted after that unplug
 # Metrics per step, from the ftrace function profiler
 # (CONFIG_FUNCTION_PROFILER; times callees included, time scheduled out
 # left out; guest instructions under tools/run-vm --icount, microseconds
@@ -50,7 +62,9 @@
 #   plug, unplug      the kernel's work for the step: add_memory_driver_managed()
 #                     (adds and, auto-onlined, onlines each block), and
 #                     offline_and_remove_memory() plus alloc_contig_range()
-#                     (virtio-mem's unplug of whole blocks and of parts);
+#                     (virtio-mem's unplug of whole blocks and of parts),
+#                     plus offline_and_remove_free_memory() where the
+#                     kernel has it (free blocks);
 #   plug_per_page, unplug_per_page  that per struct page plugged or
 #                     unplugged (a 4 KiB page each);
 #   plug_FUNC, unplug_FUNC  each of online_pages(), offline_pages() and the
@@ -75,6 +89,7 @@
 . /scenarios/lib.sh
 
 steps=$(param mmfast.hp_steps 1024,0 | tr , " ")
+busy=$(param mmfast.hp_busy 0)
 kround=$(param mmfast.hp_kernel 1)
 ctest=$(param mmfast.hp_compaction_test 1)
 mtimeout=$(param mmfast.hp_memtest_timeout 240)
@@ -117,8 +132,12 @@ else
 	cfuncs="zone_contiguous_begin zone_contiguous_end"
 fi
 # The step's work: top-level calls (none calls another), then parts.
+# virtio-mem tries offline_and_remove_free_memory() first where the kernel
+# has it (page-isolation), and the other two for a block it refuses.
 plugf=add_memory_driver_managed
 unplugf="offline_and_remove_memory alloc_contig_range_noprof"
+prof_traceable offline_and_remove_free_memory &&
+	unplugf="offline_and_remove_free_memory $unplugf"
 wfuncs="$plugf $unplugf online_pages offline_pages"
 pfuncs=
 for f in $cfuncs $wfuncs $pwant; do
@@ -144,27 +163,33 @@ prof_start() { prof_on $pfuncs || { bad "cannot profile$pfuncs"; exit 1; }; }
 # last function has been called once per block and the profiled time has
 # stopped moving, for at most 200 polls of 20 ms.
 prof_settle() {
-	local last n=0 prev=-1 now still=0
+	local last n=0 prev=-1 now still=0 hits
 	last=add_memory_driver_managed
-	[ "$2" = plug ] || last=offline_and_remove_memory
+	# Removal: either way of offlining and removing a block (a block
+	# the free way refuses is counted twice: still must settle too).
+	[ "$2" = plug ] || last="offline_and_remove_memory offline_and_remove_free_memory"
 	while [ $n -lt 200 ]; do
 		now=$(cat $TR/trace_stat/function* | awk '$4 == "us" { t += $3 } END { printf "%.3f", t }')
 		if [ "$now" = "$prev" ]; then still=$((still + 1)); else still=0; fi
-		if [ "$(prof_hits $last)" -ge "$1" ] && [ $still -ge 1 ]; then
+		hits=0
+		for f in $last; do
+			case " $pfuncs " in *" $f "*) hits=$((hits + $(prof_hits $f))) ;; esac
+		done
+		if [ "$hits" -ge "$1" ] && [ $still -ge 1 ]; then
 			return 0
 		fi
 		# Kernel memory: virtio-mem may take part of the request back
 		# without removing a whole block (fewer calls than blocks); a
 		# second of no profiled work at all means the step is over.
-		if [ "$(prof_hits $last)" -gt 0 ] && [ $still -ge 50 ]; then
-			say "profile $2: $last called $(prof_hits $last) times for $1 blocks, then nothing for a second"
+		if [ "$hits" -gt 0 ] && [ $still -ge 50 ]; then
+			say "profile $2: $last called $hits times for $1 blocks, then nothing for a second"
 			return 0
 		fi
 		prev=$now
 		usleep 20000
 		n=$((n + 1))
 	done
-	say "profile $2: $last called $(prof_hits $last) times for $1 blocks after 200 polls"
+	say "profile $2: $last called $hits times for $1 blocks after 200 polls"
 	return 1
 }
 # prof_stop BLOCKS WHAT [partial]: report the step's profiled work (a
@@ -246,6 +271,22 @@ compaction() {
 # 240) has its offlining task's stack and every CPU's backtrace printed,
 # is killed (SIGKILL ends the retries) and runs once more from the start
 # (it onlines what it left offline first).  Two such runs in a row fail.
+# stuck_page: the page an offline that keeps retrying stops at, from the
+# test_pages_isolated trace event, with its /proc/kpageflags bits (see
+# Documentation/admin-guide/mm/pagemap.rst) and reference count.
+stuck_page() {
+	local ev=$TR/events/page_isolation/test_pages_isolated fin fl cnt
+	[ -w $ev/enable ] || return 0
+	echo > $TR/trace
+	echo 1 > $ev/enable
+	sleep 1
+	echo 0 > $ev/enable
+	fin=$(grep -o 'fin_pfn=0x[0-9a-f]*' $TR/trace | tail -n 1 | cut -d= -f2)
+	[ -n "$fin" ] || { say "stuck offline: no test_pages_isolated event in 1 s"; return 0; }
+	fl=$(dd if=/proc/kpageflags bs=8 skip=$((fin)) count=1 2>/dev/null | od -An -tx8 | tr -d ' ')
+	cnt=$(dd if=/proc/kpagecount bs=8 skip=$((fin)) count=1 2>/dev/null | od -An -tu8 | tr -d ' ')
+	say "stuck offline: test_pages_isolated() stops at pfn $fin: kpageflags 0x$fl, count $cnt"
+}
 memtest_once() {
 	local t=$1 f=/tmp/memtest.out pid n=0
 	bash $t -r 10 > $f 2>&1 &
@@ -261,6 +302,7 @@ memtest_once() {
 			sed "s|^|MMFAST:   stack of ${k%/stack}: |" $k
 		done
 		[ ! -w /proc/sysrq-trigger ] || echo l > /proc/sysrq-trigger
+		stuck_page
 		# The test and its subshells (the one writing "offline" too).
 		for k in /proc/[0-9]*; do
 			grep -q mem-on-off-test $k/cmdline 2>/dev/null && kill -9 ${k#/proc/} 2>/dev/null
@@ -295,6 +337,24 @@ memtest() {
 	*) bad "$1: mem-on-off-test exit status $rc" ;;
 	esac
 }
+# busy_write: fill a tmpfs file with mmfast.hp_busy MiB of a pattern and
+# note its checksum; busy_check WHAT: the file must still hold it.
+busy_write() {
+	mkdir -p /busy
+	grep -q " /busy " /proc/mounts || mount -t tmpfs -o size=$((busy + 16))m none /busy ||
+		{ bad "busy: cannot mount a tmpfs"; return 1; }
+	yes mmfast-busy-memory-pattern | head -c $((busy * 1024 * 1024)) > /busy/data ||
+		{ bad "busy: cannot write $busy MiB"; return 1; }
+	busy_sum=$(md5sum < /busy/data)
+	say "busy: $busy MiB written to tmpfs after the plug"
+}
+busy_check() {
+	if [ "$(md5sum < /busy/data)" = "$busy_sum" ]; then
+		ok "$1: the $busy MiB in use kept their contents"
+	else
+		bad "$1: the $busy MiB in use changed"
+	fi
+}
 movable_empty() {
 	! grep -q ' zone Movable ' /sys/kernel/debug/zone_contiguous
 }
@@ -326,6 +386,8 @@ round() {
 			[ "$icount" = 1 ] || metric "${what}_ms" $((t1 - t0)) ms
 			prof_settle "$blocks" "$what" ||
 				bad "$mode: the $what step's calls did not all return"
+			acr_hits=$(prof_hits alloc_contig_range_noprof)
+			free_hits=$(prof_hits offline_and_remove_free_memory)
 			prof_stop "$blocks" "$what"
 		elif [ "$mode" = online ] && [ "$what" = unplug ]; then
 			say "$mode: unplug to $s MiB incomplete, MemTotal $(memtotal_kb) kB (kernel memory)"
@@ -345,6 +407,24 @@ round() {
 		[ "$ctest" = 0 ] || compaction "$mode, $s MiB" "$mode" "$s"
 		if [ "$ctest" = 1 ] && [ "$mode" = online_movable ] && [ "$what" = plug ]; then
 			memtest "$mode, $s MiB"
+		fi
+		# After the kselftests, so that they run as without it.
+		if [ "$busy" -gt 0 ] && [ "$mode" = online_movable ]; then
+			if [ "$what" = plug ] && [ "$from" = 0 ]; then
+				busy_write
+			elif [ "$what" = unplug ] && [ -f /busy/data ]; then
+				busy_check "$mode, $s MiB"
+				if prof_traceable offline_and_remove_free_memory; then
+					say "$mode, $s MiB: $free_hits free-only offlines, $acr_hits alloc_contig_range() calls"
+					# Every block the usual way would take at
+					# least one alloc_contig_range() call.
+					check "$mode, $s MiB: free blocks offlined without allocating them" \
+						test "$free_hits" -gt 0 -a "$acr_hits" -lt "$blocks"
+					check "$mode, $s MiB: the blocks in use migrated" \
+						test "$acr_hits" -gt 0
+				fi
+				[ "$s" != 0 ] || rm -f /busy/data
+			fi
 		fi
 		if [ "$kernel" = base ]; then
 			say "$mode, $s MiB: zone contiguity not checked: the base kernel has no count (mmfast.kernel=base)"
