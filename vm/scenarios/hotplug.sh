@@ -136,8 +136,11 @@ fi
 # has it (page-isolation), and the other two for a block it refuses.
 plugf=add_memory_driver_managed
 unplugf="offline_and_remove_memory alloc_contig_range_noprof"
-prof_traceable offline_and_remove_free_memory &&
+freepath=0
+if prof_traceable offline_and_remove_free_memory; then
+	freepath=1
 	unplugf="offline_and_remove_free_memory $unplugf"
+fi
 wfuncs="$plugf $unplugf online_pages offline_pages"
 pfuncs=
 for f in $cfuncs $wfuncs $pwant; do
@@ -414,7 +417,7 @@ round() {
 				busy_write
 			elif [ "$what" = unplug ] && [ -f /busy/data ]; then
 				busy_check "$mode, $s MiB"
-				if prof_traceable offline_and_remove_free_memory; then
+				if [ "$freepath" = 1 ]; then
 					# Whether a block is still free depends on
 					# where the data and the kselftests' pages
 					# went: the counts are reported, and only the
